@@ -88,8 +88,8 @@ final class AllocationRun {
     private final AllocatedState allocated;
 
     private List<NodePool> pools;
-    private final Map<PoolId, NodePool> poolsById = new HashMap<>();
-    /** Devices of usable pools in search order: pools, slices, devices. */
+    private Map<PoolId, NodePool> poolsById;
+    /** Devices of usable pools in search order. */
     private DeviceInfo[] candidates;
     private ClaimPlan[] plans;
 
@@ -110,17 +110,10 @@ final class AllocationRun {
     }
 
     AllocationOutcome run() throws AllocationException {
-        pools = PoolGatherer.gather(inventory, node, features);
-        List<DeviceInfo> usable = new ArrayList<>();
-        for (NodePool pool : pools) {
-            poolsById.put(pool.id(), pool);
-            if (pool.usable()) {
-                for (SliceInfo slice : pool.deviceSlices()) {
-                    usable.addAll(slice.devices);
-                }
-            }
-        }
-        candidates = usable.toArray(new DeviceInfo[0]);
+        NodeView view = inventory.nodeView(node);
+        pools = view.pools();
+        poolsById = view.poolsById();
+        candidates = view.candidates();
         plans = new ClaimPlan[claims.size()];
         for (int i = 0; i < plans.length; i++) {
             plans[i] = plan(claims.get(i));

@@ -1,5 +1,6 @@
 package io.kdra.allocator;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
@@ -33,6 +34,9 @@ public final class Inventory {
 
     private final int deviceCount;
     private final ConcurrentHashMap<String, SelectorResults> selectorResults = new ConcurrentHashMap<>();
+    /** Whether a node selector decides which slices or devices serve a node; else views depend on the name only. */
+    private final boolean nodeLabelsMatter;
+    private final ConcurrentHashMap<String, NodeView> viewsByNodeName = new ConcurrentHashMap<>();
 
     Inventory(StructuredAllocator owner, Collection<ResourceSlice> slices, Collection<DeviceTaintRule> taintRules) {
         this.owner = owner;
@@ -41,6 +45,7 @@ public final class Inventory {
         Map<String, Set<PoolId>> byNode = new HashMap<>();
         Set<PoolId> anyNode = new LinkedHashSet<>();
         int devices = 0;
+        boolean labelsMatter = false;
         for (ResourceSlice slice : slices) {
             SliceInfo info = new SliceInfo(slice, devices, (sliceInfo, device) -> taintsOf(rules, sliceInfo, device));
             devices += info.devices.size();
@@ -50,7 +55,10 @@ public final class Inventory {
             } else {
                 anyNode.add(info.poolId);
             }
+            labelsMatter |= info.nodeSelector != null
+                    || info.devices.stream().anyMatch(device -> device.nodeSelector() != null);
         }
+        this.nodeLabelsMatter = labelsMatter;
         this.pools = byPool;
         this.poolsByNodeName = byNode;
         this.poolsForAnyNode = anyNode;
@@ -60,6 +68,20 @@ public final class Inventory {
     /** The number of devices in all slices. */
     public int deviceCount() {
         return deviceCount;
+    }
+
+    /** The pools that serve the node; remembered per node name when node labels play no part. */
+    NodeView nodeView(Node node) throws AllocationException {
+        String name = node.getMetadata() == null ? null : node.getMetadata().getName();
+        if (nodeLabelsMatter || name == null) {
+            return NodeView.of(PoolGatherer.gather(this, node, owner.features()));
+        }
+        NodeView view = viewsByNodeName.get(name);
+        if (view == null) {
+            view = NodeView.of(PoolGatherer.gather(this, node, owner.features()));
+            viewsByNodeName.putIfAbsent(name, view);
+        }
+        return view;
     }
 
     SelectorResults selectorResults(String expression) {

@@ -268,8 +268,9 @@ final class AllocationRun {
             throw new AllocationException(String.format(
                     "claim %s, request %s: exact count %d is too large", claimName, name, devices));
         }
-        RequestSpec spec = new RequestSpec(name, sub != null ? request.getName() : null, deviceClass, selectors, all,
-                all ? 0 : (int) Math.max(0, devices), Boolean.TRUE.equals(adminAccess), tolerations, capacity);
+        RequestSpec spec = new RequestSpec(name, sub != null ? request.getName() : null, className, deviceClass,
+                selectors, all, all ? 0 : (int) Math.max(0, devices), Boolean.TRUE.equals(adminAccess), tolerations,
+                capacity);
         if (all) {
             spec.allDevices = allDevices(claimName, spec);
             spec.numDevices = spec.allDevices.size();
@@ -601,7 +602,7 @@ final class AllocationRun {
         if (spec.compiledClassSelectors == null) {
             spec.compiledClassSelectors = new CompiledSelector[selectors.size()];
         }
-        String owner = "class " + spec.className();
+        String owner = "class " + spec.className;
         return selectorsMatch(owner, selectors, spec.compiledClassSelectors, device);
     }
 

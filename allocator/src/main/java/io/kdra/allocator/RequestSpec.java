@@ -42,9 +42,8 @@ final class RequestSpec {
     CompiledSelector[] compiledSelectors;
 
     RequestSpec(String name, String parentName, String className, DeviceClass deviceClass,
-            List<DeviceSelector> selectors,
-            boolean allDevicesMode, int count, boolean adminAccess, List<DeviceToleration> tolerations,
-            Map<String, CapacityInfo.Amount> capacityRequests) {
+            List<DeviceSelector> selectors, boolean allDevicesMode, int count, boolean adminAccess,
+            List<DeviceToleration> tolerations, Map<String, CapacityInfo.Amount> capacityRequests) {
         this.name = name;
         this.parentName = parentName;
         this.resultName = parentName == null ? name : parentName + "/" + name;

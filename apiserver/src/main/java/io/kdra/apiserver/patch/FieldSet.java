@@ -175,6 +175,12 @@ public final class FieldSet {
         return new FieldSet(result);
     }
 
+    public FieldSet withoutPaths(java.util.Collection<String> removed) {
+        TreeSet<String> result = new TreeSet<>(paths);
+        result.removeAll(removed);
+        return new FieldSet(result);
+    }
+
     public FieldSet intersect(FieldSet other) {
         TreeSet<String> result = new TreeSet<>(paths);
         result.retainAll(other.paths);

@@ -38,6 +38,7 @@ public final class ServerSideApply {
         FieldSet previouslyApplied = FieldSet.empty();
         FieldSet ownedByOthers = FieldSet.empty();
         Map<String, List<String>> conflicts = new LinkedHashMap<>();
+        java.util.Set<String> conflicting = new java.util.HashSet<>();
         for (ManagedFields.Entry entry : entries) {
             if (entry.manager().equals(manager) && entry.operation().equals(ManagedFields.APPLY)) {
                 previouslyApplied = entry.fields();
@@ -48,6 +49,7 @@ public final class ServerSideApply {
                 if (!FieldSet.valueAt(config, path).equals(FieldSet.valueAt(live, path))) {
                     conflicts.computeIfAbsent(entry.manager() + "\u0000" + entry.apiVersion(), k -> new ArrayList<>())
                             .add(FieldSet.describe(path));
+                    conflicting.add(path);
                 }
             }
         }
@@ -67,7 +69,7 @@ public final class ServerSideApply {
                 placed = true;
                 continue;
             }
-            FieldSet remaining = force ? entry.fields().minus(applied) : entry.fields();
+            FieldSet remaining = entry.fields().withoutPaths(conflicting);
             if (!remaining.isEmpty()) {
                 updated.add(new ManagedFields.Entry(entry.manager(), entry.operation(), entry.apiVersion(),
                         entry.time(), remaining));

@@ -94,7 +94,7 @@ public final class Registry {
                             if (current != null) {
                                 throw ApiException.alreadyExists(type, name);
                             }
-                            return Change.put(admitCreate(type, prepared, context));
+                            return Change.put(admitCreate(type, prepared, context, true));
                         });
             } catch (ApiException e) {
                 if (!generated || !"AlreadyExists".equals(e.reason()) || attempt == GENERATE_NAME_ATTEMPTS) {
@@ -137,7 +137,7 @@ public final class Registry {
                 checkIdentity(type, namespace, name, proposed);
                 ObjectNode prepared = prepareCreate(type, namespace, proposed);
                 validate(type, prepared, null, false);
-                return Change.put(admitCreate(type, prepared, context));
+                return Change.put(admitCreate(type, prepared, context, tracksFields));
             }
             ObjectNode proposed = patch.apply(current.deepCopy());
             checkIdentity(type, namespace, name, proposed);
@@ -196,14 +196,17 @@ public final class Registry {
         return prepared;
     }
 
-    private ObjectNode admitCreate(ResourceType type, ObjectNode prepared, WriteContext context) {
+    private ObjectNode admitCreate(ResourceType type, ObjectNode prepared, WriteContext context,
+            boolean tracksFields) {
         ObjectNode object = prepared.deepCopy();
         if (type.namespaced()) {
             NamespaceLifecycle.checkCreate(store, type, Meta.namespace(object), Meta.name(object));
         }
         admit(new AdmissionRequest(Operation.CREATE, type, "", Meta.namespace(object), Meta.name(object), object, null,
                 context.user(), context.dryRun()));
-        managedFields.recordUpdate(object, null, context.fieldManager());
+        if (tracksFields) {
+            managedFields.recordUpdate(object, null, context.fieldManager());
+        }
         return object;
     }
 

@@ -6,6 +6,7 @@ import io.kdra.apiserver.auth.Authenticator;
 import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.apiserver.http.ApiHttpServer;
 import io.kdra.apiserver.http.HttpSettings;
+import io.kdra.apiserver.lifecycle.ControllerManager;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.storage.Store;
 import io.vertx.core.Vertx;
@@ -39,7 +40,7 @@ public final class ApiServer implements AutoCloseable {
     private final Authenticator authenticator;
     private final Vertx vertx;
     private final ApiHttpServer http;
-    private final Controllers controllers;
+    private final ControllerManager controllers;
     private final ServerCertificate certificate;
     private int port;
 
@@ -52,7 +53,7 @@ public final class ApiServer implements AutoCloseable {
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
         this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);
-        this.controllers = new Controllers(registry);
+        this.controllers = new ControllerManager(registry);
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())

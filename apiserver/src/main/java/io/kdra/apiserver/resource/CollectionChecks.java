@@ -49,6 +49,39 @@ final class CollectionChecks {
         }
     }
 
+    /** A {@code []string} field checked like {@link #list}; returns all its strings, even when there are too many. */
+    static List<String> strings(ValidationRun run, JsonNode parent, String name, FieldPath parentPath, int maxSize,
+                                BiConsumer<String, FieldPath> itemCheck) {
+        List<String> values = run.strings(parent, name, parentPath);
+        FieldPath path = parentPath.child(name);
+        if (!tooMany(run, values.size(), maxSize, path)) {
+            for (int i = 0; i < values.size(); i++) {
+                itemCheck.accept(values.get(i), path.index(i));
+            }
+        }
+        return values;
+    }
+
+    /** A {@code []string} field checked like {@link #set}: also each string must be unique. */
+    static List<String> stringSet(ValidationRun run, JsonNode parent, String name, FieldPath parentPath, int maxSize,
+                                  BiConsumer<String, FieldPath> itemCheck) {
+        List<String> values = run.strings(parent, name, parentPath);
+        FieldPath path = parentPath.child(name);
+        if (tooMany(run, values.size(), maxSize, path)) {
+            return values;
+        }
+        for (int i = 0; i < values.size(); i++) {
+            itemCheck.accept(values.get(i), path.index(i));
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < values.size(); i++) {
+            if (!seen.add(values.get(i))) {
+                run.add(FieldErrors.duplicate(path.index(i), values.get(i)));
+            }
+        }
+        return values;
+    }
+
     /**
      * Keys are checked against the map's own path (as upstream does); values against the key's path, where a long
      * key is shortened in the middle to {@code truncateKeyLength} characters.
@@ -64,7 +97,8 @@ final class CollectionChecks {
         }
     }
 
-    private static boolean tooMany(ValidationRun run, int size, int maxSize, FieldPath path) {
+    /** Reports a size over the limit; the caller then checks nothing else of the field. */
+    static boolean tooMany(ValidationRun run, int size, int maxSize, FieldPath path) {
         if (maxSize >= 0 && size > maxSize) {
             run.add(FieldErrors.tooMany(path, size, maxSize));
             return true;

@@ -5,6 +5,7 @@ import io.kdra.apiserver.validation.FieldError;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -86,6 +87,25 @@ final class ValidationRun {
             return null;
         }
         return value.booleanValue();
+    }
+
+    /** A {@code resource.Quantity} field (a string, or a number): null when absent or not a quantity. */
+    Quantity quantity(JsonNode parent, String name, FieldPath path) {
+        JsonNode value = present(parent, name);
+        return value == null ? null : quantity(value, path.child(name));
+    }
+
+    /** A quantity value, e.g. of a map entry: null when it is not a quantity, which is reported. */
+    Quantity quantity(JsonNode value, FieldPath path) {
+        if (value.isString() || value.isNumber()) {
+            Optional<Quantity> quantity = Quantity.parse(value.isString() ? value.stringValue().trim() : value.toString());
+            if (quantity.isPresent()) {
+                return quantity.get();
+            }
+        }
+        errors.add(FieldErrors.typeInvalid(path, value,
+                "quantities must match the regular expression '" + Quantity.FORMAT + "'"));
+        return null;
     }
 
     /** A Go struct or map field: null when absent. */

@@ -1,0 +1,153 @@
+package io.kdra.apiserver;
+
+import io.kdra.apiserver.admission.AdmissionPlugin;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.auth.Authenticator;
+import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.apiserver.http.ApiHttpServer;
+import io.kdra.apiserver.http.HttpSettings;
+import io.kdra.apiserver.lifecycle.ControllerManager;
+import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.storage.Store;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The in-memory Kubernetes API server on loopback: start it, point a client at {@link #url()} with
+ * {@link #adminToken()} (or the kubeconfig from {@link #writeKubeconfig(Path)}), close it when done.
+ *
+ * <pre>{@code
+ * try (ApiServer server = ApiServer.builder().build().start()) {
+ *     server.writeKubeconfig(Path.of("kubeconfig"));
+ * }
+ * }</pre>
+ */
+public final class ApiServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+
+    private final ApiServerConfig config;
+    private final Store store;
+    private final Registry registry;
+    private final Authenticator authenticator;
+    private final Vertx vertx;
+    private final ApiHttpServer http;
+    private final ControllerManager controllers;
+    private final ServerCertificate certificate;
+    private int port;
+
+    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission) {
+        this.config = config;
+        this.store = new Store(config.historySize());
+        this.authenticator = new Authenticator();
+        Clock clock = Clock.systemUTC();
+        BuiltinPlugins plugins = new BuiltinPlugins(store);
+        List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
+        admission.addAll(extraAdmission);
+        this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);
+        this.controllers = new ControllerManager(registry);
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+        this.certificate = config.tls() ? ServerCertificate.generate() : null;
+        HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
+                .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024);
+        if (certificate != null) {
+            options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+        }
+        HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
+                config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
+                "v" + config.kubernetesVersion() + ".0");
+        this.http = new ApiHttpServer(vertx, options, registry, authenticator, settings, clock);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Binds the port and starts the controllers (garbage collector, namespace finalizer, quota status). */
+    public ApiServer start() {
+        controllers.start();
+        port = http.start();
+        LOG.info("kdra API server listening on {}", url());
+        return this;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return (certificate == null ? "http" : "https") + "://" + ApiServerConfig.LOOPBACK + ":" + port;
+    }
+
+    public String adminToken() {
+        return authenticator.adminToken();
+    }
+
+    /** @return the server's CA certificate in PEM, or null when serving plain http */
+    public String caCertificatePem() {
+        return certificate == null ? null : certificate.caPem();
+    }
+
+    /** @return a new bearer token that authenticates as the given identity */
+    public String issueToken(UserInfo user) {
+        return authenticator.issue(user);
+    }
+
+    public Path writeKubeconfig(Path file) throws IOException {
+        return Kubeconfig.write(file, url(), adminToken(), caCertificatePem());
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public ApiServerConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        try {
+            http.stop();
+        } finally {
+            controllers.close();
+            vertx.close().await();
+        }
+    }
+
+    /** Collects the configuration and the kind plug-ins; validators and converters are registered per group/kind. */
+    public static final class Builder {
+        private ApiServerConfig config = ApiServerConfig.defaults();
+        private final KindRegistry.Builder kinds = KindRegistry.builder();
+        private final List<AdmissionPlugin> admission = new ArrayList<>();
+
+        private Builder() {}
+
+        public Builder config(ApiServerConfig config) {
+            this.config = config;
+            return this;
+        }
+
+        /** @return the registry builder, to add validators and version converters per group and kind */
+        public KindRegistry.Builder kinds() {
+            return kinds;
+        }
+
+        public Builder admission(AdmissionPlugin plugin) {
+            admission.add(plugin);
+            return this;
+        }
+
+        public ApiServer build() {
+            return new ApiServer(config, kinds.build(), admission);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.kdra.apiserver;
+
+/**
+ * The API server's settings.
+ *
+ * @param port the TCP port on loopback; 0 picks a free one
+ * @param tls serve https with a certificate generated at start
+ * @param kubernetesVersion the emulated Kubernetes version {@code <major>.<minor>}, e.g. {@code 1.34}
+ * @param historySize how many recent changes watches can resume from (older resourceVersions get 410 Gone)
+ * @param watchQueueCapacity how many events a watcher may lag before it is dropped
+ * @param maxBodyBytes the largest request body (kube-apiserver's 3 MiB)
+ * @param bookmarkIntervalMillis how often a watch that allows bookmarks gets one
+ * @param defaultWatchTimeoutSeconds the lifetime of a watch without timeoutSeconds
+ * @param eventLoops Vert.x event-loop threads
+ */
+public record ApiServerConfig(int port, boolean tls, String kubernetesVersion, int historySize, int watchQueueCapacity,
+        long maxBodyBytes, long bookmarkIntervalMillis, long defaultWatchTimeoutSeconds, int eventLoops) {
+
+    public static final String LOOPBACK = "127.0.0.1";
+
+    public ApiServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
+        }
+        if (!kubernetesVersion.matches("\\d+\\.\\d+")) {
+            throw new IllegalArgumentException(
+                    "kubernetesVersion must look like <major>.<minor>, e.g. 1.34, got '" + kubernetesVersion + "'");
+        }
+        if (historySize < 1 || watchQueueCapacity < 1 || maxBodyBytes < 1 || bookmarkIntervalMillis < 1
+                || defaultWatchTimeoutSeconds < 1 || eventLoops < 1) {
+            throw new IllegalArgumentException("sizes, intervals and thread counts must be positive");
+        }
+    }
+
+    public static ApiServerConfig defaults() {
+        return new ApiServerConfig(0, false, "1.34", 100_000, 10_000, 3 * 1024 * 1024, 10_000, 1800, 2);
+    }
+
+    public ApiServerConfig withPort(int newPort) {
+        return new ApiServerConfig(newPort, tls, kubernetesVersion, historySize, watchQueueCapacity, maxBodyBytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, eventLoops);
+    }
+
+    public ApiServerConfig withTls(boolean newTls) {
+        return new ApiServerConfig(port, newTls, kubernetesVersion, historySize, watchQueueCapacity, maxBodyBytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, eventLoops);
+    }
+
+    public ApiServerConfig withKubernetesVersion(String version) {
+        return new ApiServerConfig(port, tls, version, historySize, watchQueueCapacity, maxBodyBytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, eventLoops);
+    }
+
+    public ApiServerConfig withWatchLimits(int newHistorySize, int newWatchQueueCapacity) {
+        return new ApiServerConfig(port, tls, kubernetesVersion, newHistorySize, newWatchQueueCapacity, maxBodyBytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, eventLoops);
+    }
+
+    public ApiServerConfig withMaxBodyBytes(long bytes) {
+        return new ApiServerConfig(port, tls, kubernetesVersion, historySize, watchQueueCapacity, bytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, eventLoops);
+    }
+
+    public ApiServerConfig withBookmarkIntervalMillis(long millis) {
+        return new ApiServerConfig(port, tls, kubernetesVersion, historySize, watchQueueCapacity, maxBodyBytes, millis,
+                defaultWatchTimeoutSeconds, eventLoops);
+    }
+}

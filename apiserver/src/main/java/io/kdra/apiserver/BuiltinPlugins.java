@@ -1,0 +1,63 @@
+package io.kdra.apiserver;
+
+import io.kdra.apiserver.admission.AdmissionPlugin;
+import io.kdra.apiserver.admission.AdminAccessValidation;
+import io.kdra.apiserver.admission.NodeBoundSliceAdmission;
+import io.kdra.apiserver.admission.QuotaAdmission;
+import io.kdra.apiserver.api.BuiltinResources;
+import io.kdra.apiserver.json.Json;
+import java.util.Map;
+import tools.jackson.databind.node.ObjectNode;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.registry.Registry.KindValidator;
+import io.kdra.apiserver.storage.Store;
+import io.kdra.apiserver.validation.ObjectValidator;
+import io.kdra.apiserver.validation.PodClaimValidation;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** The validation and admission the server applies by itself, whatever plug-ins are registered. */
+final class BuiltinPlugins {
+
+    private final Store store;
+
+    BuiltinPlugins(Store store) {
+        this.store = store;
+    }
+
+    List<KindValidator> validators() {
+        return List.of(
+                forKinds(type -> type.group().isEmpty() && type.kind().equals("Pod"), new PodClaimValidation()),
+                forKinds(type -> isResourceKind(type, "ResourceClaim"),
+                        new AdminAccessValidation(this::namespaceLabels, false)),
+                forKinds(type -> isResourceKind(type, "ResourceClaimTemplate"),
+                        new AdminAccessValidation(this::namespaceLabels, true)));
+    }
+
+    List<AdmissionPlugin> admission() {
+        return List.of(new QuotaAdmission(store), new NodeBoundSliceAdmission());
+    }
+
+    private Map<String, String> namespaceLabels(String namespace) {
+        ObjectNode ns = namespace == null ? null : store.get("/namespaces", null, namespace);
+        return ns == null ? Map.of() : Json.stringMap(ns, "metadata", "labels");
+    }
+
+    private static boolean isResourceKind(ResourceType type, String kind) {
+        return type.group().equals(BuiltinResources.RESOURCE_GROUP) && type.kind().equals(kind);
+    }
+
+    private static KindValidator forKinds(Predicate<ResourceType> kinds, ObjectValidator validator) {
+        return new KindValidator() {
+            @Override
+            public boolean appliesTo(ResourceType type) {
+                return kinds.test(type);
+            }
+
+            @Override
+            public ObjectValidator validator() {
+                return validator;
+            }
+        };
+    }
+}

@@ -1,0 +1,75 @@
+package io.kdra.apiserver.api;
+
+import io.kdra.apiserver.api.ResourceType.StatusOnCreate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** The kinds the API server serves, with the URL names, short names and subresources kube-apiserver gives them. */
+public final class BuiltinResources {
+
+    public static final String RESOURCE_GROUP = "resource.k8s.io";
+
+    private static final List<String> DRA_VERSIONS = List.of("v1", "v1beta2", "v1beta1");
+    private static final List<String> TAINT_RULE_VERSIONS = List.of("v1", "v1beta2", "v1alpha3");
+
+    private BuiltinResources() {}
+
+    /**
+     * @param convertibleKinds the resource.k8s.io kinds that have a version converter; the others are served in the
+     *     storage version (v1) only
+     */
+    public static List<ResourceType> all(Set<String> convertibleKinds) {
+        List<ResourceType> types = new ArrayList<>();
+        types.add(core("Namespace", "namespaces", false, List.of("ns"), Set.of("status", "finalize"), StatusOnCreate.RESET));
+        types.add(core("Node", "nodes", false, List.of("no"), Set.of("status"), StatusOnCreate.KEEP));
+        types.add(new ResourceType("", List.of("v1"), "v1", "Pod", "pods", true, List.of("po"), List.of("all"),
+                Set.of("status", "binding", "eviction"), StatusOnCreate.RESET));
+        types.add(core("Event", "events", true, List.of("ev"), Set.of(), StatusOnCreate.KEEP));
+        types.add(core("ServiceAccount", "serviceaccounts", true, List.of("sa"), Set.of(), StatusOnCreate.KEEP));
+        types.add(core("ConfigMap", "configmaps", true, List.of("cm"), Set.of(), StatusOnCreate.KEEP));
+        types.add(core("Secret", "secrets", true, List.of(), Set.of(), StatusOnCreate.KEEP));
+        types.add(core("ResourceQuota", "resourcequotas", true, List.of("quota"), Set.of("status"), StatusOnCreate.RESET));
+        types.add(new ResourceType("apps", List.of("v1"), "v1", "DaemonSet", "daemonsets", true, List.of("ds"),
+                List.of("all"), Set.of("status"), StatusOnCreate.RESET));
+        types.add(new ResourceType("apps", List.of("v1"), "v1", "ReplicaSet", "replicasets", true, List.of("rs"),
+                List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET));
+        types.add(simple("coordination.k8s.io", "Lease", "leases", true));
+        types.add(simple("events.k8s.io", "Event", "events", true));
+        types.add(simple("rbac.authorization.k8s.io", "Role", "roles", true));
+        types.add(simple("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", true));
+        types.add(simple("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false));
+        types.add(simple("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false));
+        types.add(new ResourceType("admissionregistration.k8s.io", List.of("v1"), "v1", "ValidatingAdmissionPolicy",
+                "validatingadmissionpolicies", false, List.of(), List.of("api-extensions"), Set.of("status"),
+                StatusOnCreate.RESET));
+        types.add(new ResourceType("admissionregistration.k8s.io", List.of("v1"), "v1",
+                "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false, List.of(),
+                List.of("api-extensions"), Set.of(), StatusOnCreate.KEEP));
+        types.add(dra("DeviceClass", "deviceclasses", false, Set.of(), DRA_VERSIONS, convertibleKinds));
+        types.add(dra("ResourceClaim", "resourceclaims", true, Set.of("status"), DRA_VERSIONS, convertibleKinds));
+        types.add(dra("ResourceClaimTemplate", "resourceclaimtemplates", true, Set.of(), DRA_VERSIONS, convertibleKinds));
+        types.add(dra("ResourceSlice", "resourceslices", false, Set.of(), DRA_VERSIONS, convertibleKinds));
+        types.add(dra("DeviceTaintRule", "devicetaintrules", false, Set.of("status"), TAINT_RULE_VERSIONS,
+                convertibleKinds));
+        return types;
+    }
+
+    private static ResourceType core(String kind, String plural, boolean namespaced, List<String> shortNames,
+            Set<String> subresources, StatusOnCreate statusOnCreate) {
+        return new ResourceType("", List.of("v1"), "v1", kind, plural, namespaced, shortNames, List.of(), subresources,
+                statusOnCreate);
+    }
+
+    private static ResourceType simple(String group, String kind, String plural, boolean namespaced) {
+        return new ResourceType(group, List.of("v1"), "v1", kind, plural, namespaced, List.of(), List.of(), Set.of(),
+                StatusOnCreate.KEEP);
+    }
+
+    private static ResourceType dra(String kind, String plural, boolean namespaced, Set<String> subresources,
+            List<String> versions, Set<String> convertibleKinds) {
+        List<String> served = convertibleKinds.contains(kind) ? versions : List.of("v1");
+        return new ResourceType(RESOURCE_GROUP, served, "v1", kind, plural, namespaced, List.of(), List.of(),
+                subresources, subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP);
+    }
+}

@@ -1,0 +1,43 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.auth.Authenticator;
+import io.kdra.apiserver.registry.Registry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.time.Clock;
+
+/** The HTTP front end on Vert.x: one server, the request handler and its endpoints. */
+public final class ApiHttpServer {
+
+    private final Vertx vertx;
+    private final HttpServer server;
+
+    public ApiHttpServer(Vertx vertx, HttpServerOptions options, Registry registry, Authenticator authenticator,
+            HttpSettings settings, Clock clock) {
+        this.vertx = vertx;
+        KindRegistry kinds = registry.kinds();
+        Discovery discovery = new Discovery(kinds);
+        WatchEndpoint watches = new WatchEndpoint(vertx, registry.store(), kinds, settings);
+        ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, new ListEndpoint(registry, kinds), watches,
+                new PatchEndpoint(registry, kinds, clock), new Subresources(registry, clock));
+        OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
+        this.server = vertx.createHttpServer(options)
+                .requestHandler(new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
+                        settings));
+    }
+
+    /** @return the port bound */
+    public int start() {
+        return server.listen().await().actualPort();
+    }
+
+    public void stop() {
+        server.close().await();
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+}

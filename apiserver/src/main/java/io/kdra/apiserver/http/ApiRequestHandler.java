@@ -1,0 +1,216 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.auth.Authenticator;
+import io.kdra.apiserver.auth.Impersonation;
+import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.apiserver.json.Json;
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The entry of every request: health and version without authentication; then bearer-token authentication,
+ * impersonation, a bounded body read (413 beyond the limit), and dispatch to discovery, OpenAPI or a resource.
+ * Every failure becomes a kube-style Status.
+ */
+final class ApiRequestHandler implements Handler<HttpServerRequest> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApiRequestHandler.class);
+
+    private final Authenticator authenticator;
+    private final KindRegistry kinds;
+    private final Discovery discovery;
+    private final OpenApi openApi;
+    private final ResourceEndpoint resources;
+    private final WatchEndpoint watches;
+    private final HttpSettings settings;
+
+    ApiRequestHandler(Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
+            ResourceEndpoint resources, WatchEndpoint watches, HttpSettings settings) {
+        this.authenticator = authenticator;
+        this.kinds = kinds;
+        this.discovery = discovery;
+        this.openApi = openApi;
+        this.resources = resources;
+        this.watches = watches;
+        this.settings = settings;
+    }
+
+    @Override
+    public void handle(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        try {
+            String path = request.path();
+            if (servePublic(request, path)) {
+                return;
+            }
+            UserInfo user = Impersonation.apply(authenticator.authenticate(request.getHeader("Authorization")),
+                    headers(request));
+            String length = request.getHeader("Content-Length");
+            if (length != null && parseLength(length) > settings.maxBodyBytes()) {
+                fail(request, ApiException.tooLarge(settings.maxBodyBytes()));
+                return;
+            }
+            if ("websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+                upgradeToWatch(request, user);
+                return;
+            }
+            readBody(request, body -> dispatch(request, user, body));
+        } catch (ApiException e) {
+            Responses.error(response, e);
+        } catch (RuntimeException e) {
+            LOG.error("request {} {} failed", request.method(), request.uri(), e);
+            Responses.error(response, ApiException.internal(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private boolean servePublic(HttpServerRequest request, String path) {
+        switch (path) {
+            case "/healthz", "/livez", "/readyz" -> {
+                request.response().putHeader("Content-Type", "text/plain; charset=utf-8").end("ok");
+                return true;
+            }
+            case "/version" -> {
+                Responses.json(request.response(), 200, version());
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    private void dispatch(HttpServerRequest request, UserInfo user, byte[] body) {
+        try {
+            String path = request.path();
+            RequestInfo info = RequestInfo.parse(path);
+            if (info == null) {
+                serveNonResource(request, path);
+                return;
+            }
+            resources.handle(call(request, info, user, body));
+        } catch (ApiException e) {
+            Responses.error(request.response(), e);
+        } catch (RuntimeException e) {
+            LOG.error("request {} {} failed", request.method(), request.uri(), e);
+            Responses.error(request.response(), ApiException.internal(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private void serveNonResource(HttpServerRequest request, String path) {
+        if (request.method() != HttpMethod.GET) {
+            throw ApiException.pathNotFound();
+        }
+        ObjectNode document = discovery.document(path, request.authority() == null ? "" : request.authority().toString());
+        if (document != null) {
+            Responses.json(request.response(), 200, document);
+            return;
+        }
+        if (openApi.serve(request, path)) {
+            return;
+        }
+        throw ApiException.pathNotFound();
+    }
+
+    private Call call(HttpServerRequest request, RequestInfo info, UserInfo user, byte[] body) {
+        ResourceType type = kinds.find(info.group(), info.version(), info.resource())
+                .orElseThrow(ApiException::pathNotFound);
+        boolean namespacesItself = type.group().isEmpty() && type.plural().equals("namespaces");
+        if (!type.namespaced() && info.namespace() != null && !namespacesItself) {
+            throw ApiException.pathNotFound();
+        }
+        return new Call(request, info, type, user, body);
+    }
+
+    private void upgradeToWatch(HttpServerRequest request, UserInfo user) {
+        RequestInfo info = RequestInfo.parse(request.path());
+        if (info == null || info.name() != null || request.method() != HttpMethod.GET) {
+            throw ApiException.badRequest("only watches can be served over WebSocket");
+        }
+        Call call = call(request, info, user, new byte[0]);
+        if (!info.legacyWatch() && !call.flag("watch")) {
+            throw ApiException.badRequest("only watches can be served over WebSocket");
+        }
+        request.toWebSocket().onSuccess(socket -> {
+            try {
+                watches.start(call, WatchSink.webSocket(socket));
+            } catch (ApiException e) {
+                socket.writeTextMessage(Json.string(errorEvent(e))).onComplete(done -> socket.close());
+            }
+        }).onFailure(e -> LOG.warn("WebSocket upgrade of {} failed: {}", request.uri(), e.toString()));
+    }
+
+    private static ObjectNode errorEvent(ApiException error) {
+        ObjectNode event = Json.object();
+        event.put("type", "ERROR");
+        event.set("object", error.status());
+        return event;
+    }
+
+    private void readBody(HttpServerRequest request, java.util.function.Consumer<byte[]> then) {
+        Buffer body = Buffer.buffer();
+        boolean[] failed = {false};
+        request.handler(chunk -> {
+            if (failed[0]) {
+                return;
+            }
+            if (body.length() + chunk.length() > settings.maxBodyBytes()) {
+                failed[0] = true;
+                fail(request, ApiException.tooLarge(settings.maxBodyBytes()));
+                return;
+            }
+            body.appendBuffer(chunk);
+        });
+        request.exceptionHandler(e -> LOG.debug("reading the body of {} failed: {}", request.uri(), e.toString()));
+        request.endHandler(v -> {
+            if (!failed[0]) {
+                then.accept(body.getBytes());
+            }
+        });
+    }
+
+    private static void fail(HttpServerRequest request, ApiException error) {
+        request.response().putHeader("Connection", "close");
+        Responses.error(request.response(), error);
+    }
+
+    private static long parseLength(String length) {
+        try {
+            return Long.parseLong(length.trim());
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("invalid Content-Length: " + length);
+        }
+    }
+
+    private static List<Map.Entry<String, String>> headers(HttpServerRequest request) {
+        return request.headers().entries();
+    }
+
+    private ObjectNode version() {
+        String git = settings.gitVersion();
+        String[] numbers = git.replaceFirst("^v", "").split("\\.");
+        ObjectNode version = Json.object();
+        version.put("major", numbers[0]);
+        version.put("minor", numbers.length > 1 ? numbers[1] : "0");
+        version.put("emulationMajor", numbers[0]);
+        version.put("emulationMinor", numbers.length > 1 ? numbers[1] : "0");
+        version.put("gitVersion", git);
+        version.put("gitCommit", "0000000000000000000000000000000000000000");
+        version.put("gitTreeState", "clean");
+        version.put("buildDate", "1970-01-01T00:00:00Z");
+        version.put("goVersion", "kdra (java " + System.getProperty("java.version") + ")");
+        version.put("compiler", "kdra");
+        version.put("platform", "linux/amd64");
+        return version;
+    }
+}

@@ -1,0 +1,93 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import java.util.List;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Turns a request body into an object of the URL's kind: malformed JSON, a different kind or group, and (when
+ * asked) unknown fields are rejected with the Status kube-apiserver answers.
+ */
+final class BodyDecoder {
+
+    /** The fieldValidation directive of the request. */
+    enum FieldValidation {
+        IGNORE,
+        WARN,
+        STRICT;
+
+        static FieldValidation parse(String value) {
+            if (value == null || value.isEmpty() || value.equals("Warn")) {
+                return WARN;
+            }
+            if (value.equals("Strict")) {
+                return STRICT;
+            }
+            if (value.equals("Ignore")) {
+                return IGNORE;
+            }
+            throw ApiException.badRequest(String.format(
+                    "fieldValidation directive \"%s\" is not valid, must be one of: Ignore, Warn, Strict", value));
+        }
+    }
+
+    /** A decoded object in the version its apiVersion names, with the warnings to send back. */
+    record Decoded(ObjectNode object, String version, List<String> warnings) {}
+
+    private BodyDecoder() {}
+
+    static JsonNode parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw ApiException.badRequest("the body of the request is empty");
+        }
+        try {
+            return Json.parse(body);
+        } catch (JacksonException e) {
+            throw ApiException.badRequest("couldn't get version/kind; json parse error: " + e.getOriginalMessage());
+        }
+    }
+
+    static Decoded decode(ResourceType type, String urlVersion, byte[] body, FieldValidation validation) {
+        JsonNode node = parse(body);
+        if (!node.isObject()) {
+            throw ApiException.badRequest("couldn't get version/kind; json parse error: json: cannot unmarshal "
+                    + node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT) + " into Go value of type "
+                    + "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                    + "\"json:\\\"kind,omitempty\\\"\" }");
+        }
+        ObjectNode object = (ObjectNode) node;
+        String kind = Json.text(object, "kind");
+        String apiVersion = Json.text(object, "apiVersion");
+        if (kind == null || kind.isEmpty()) {
+            object.put("kind", type.kind());
+            kind = type.kind();
+        }
+        if (apiVersion == null || apiVersion.isEmpty()) {
+            apiVersion = type.apiVersion(urlVersion);
+            object.put("apiVersion", apiVersion);
+        }
+        int slash = apiVersion.lastIndexOf('/');
+        String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+        String version = apiVersion.substring(slash + 1);
+        if (!group.equals(type.group()) || !type.serves(version)) {
+            throw ApiException.badRequest(String.format(
+                    "the API version in the data (%s) does not match the expected API version (%s)", apiVersion,
+                    type.apiVersion(urlVersion)));
+        }
+        if (!kind.equals(type.kind())) {
+            throw ApiException.badRequest(String.format("%s in version \"%s\" cannot be handled as a %s: no kind "
+                    + "\"%s\" is registered for version \"%s\"", kind, version, type.kind(), kind, apiVersion));
+        }
+        List<String> unknown = validation == FieldValidation.IGNORE ? List.of() : KnownFields.unknown(type, object);
+        if (!unknown.isEmpty() && validation == FieldValidation.STRICT) {
+            List<String> texts = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
+            throw ApiException.badRequest("strict decoding error: " + String.join(", ", texts));
+        }
+        List<String> warnings = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
+        return new Decoded(object, version, warnings);
+    }
+}

@@ -1,0 +1,56 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.apiserver.registry.WriteContext;
+import io.vertx.core.http.HttpServerRequest;
+
+/** One resource request being served: what it addresses, who sent it, and its body. */
+record Call(HttpServerRequest request, RequestInfo info, ResourceType type, UserInfo user, byte[] body) {
+
+    /** @return the namespace the object lives in: the URL's for namespaced kinds, null for cluster-scoped ones */
+    String namespace() {
+        return type.namespaced() ? info.namespace() : null;
+    }
+
+    String param(String name) {
+        return request.getParam(name);
+    }
+
+    boolean flag(String name) {
+        String value = param(name);
+        return value != null && (value.equals("true") || value.equals("1"));
+    }
+
+    Long longParam(String name) {
+        String value = param(name);
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest(String.format("invalid value for %s: \"%s\" is not an integer", name, value));
+        }
+    }
+
+    /** @return the write context: dryRun=All, and the field manager named by ?fieldManager= or the user agent */
+    WriteContext writeContext(String defaultManagerSuffix) {
+        String dryRun = param("dryRun");
+        if (dryRun != null && !dryRun.isEmpty() && !dryRun.equals("All")) {
+            throw ApiException.badRequest(String.format("dryRun: Unsupported value: \"%s\": supported values: \"All\"",
+                    dryRun));
+        }
+        String manager = param("fieldManager");
+        if (manager == null || manager.isEmpty()) {
+            String agent = request.getHeader("User-Agent");
+            String base = agent == null || agent.isEmpty() ? "unknown" : agent.split("/", 2)[0];
+            manager = defaultManagerSuffix == null ? base : base + "-" + defaultManagerSuffix;
+        }
+        if (manager.length() > 128) {
+            throw ApiException.badRequest("fieldManager: Too long: must have at most 128 bytes");
+        }
+        return new WriteContext(user, dryRun != null && !dryRun.isEmpty(), manager);
+    }
+}

@@ -1,0 +1,203 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.registry.DeleteOptions;
+import io.kdra.apiserver.registry.Deletion;
+import io.kdra.apiserver.registry.Meta;
+import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.registry.WriteContext;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The verbs on a resource and its subresources, translating between the URL's version and the storage version. */
+final class ResourceEndpoint {
+
+    private final Registry registry;
+    private final KindRegistry kinds;
+    private final ListEndpoint lists;
+    private final WatchEndpoint watches;
+    private final PatchEndpoint patches;
+    private final Subresources subresources;
+
+    ResourceEndpoint(Registry registry, KindRegistry kinds, ListEndpoint lists, WatchEndpoint watches,
+            PatchEndpoint patches, Subresources subresources) {
+        this.registry = registry;
+        this.kinds = kinds;
+        this.lists = lists;
+        this.watches = watches;
+        this.patches = patches;
+        this.subresources = subresources;
+    }
+
+    void handle(Call call) {
+        RequestInfo info = call.info();
+        HttpMethod method = call.request().method();
+        if (info.subresource() != null) {
+            if (!call.type().hasSubresource(info.subresource())) {
+                throw ApiException.pathNotFound();
+            }
+            subresources.handle(call, this);
+            return;
+        }
+        if (info.name() == null) {
+            if (method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"))) {
+                watches.start(call, WatchSink.http(startStream(call.request().response())));
+            } else if (method == HttpMethod.GET) {
+                Responses.json(call.request().response(), 200, lists.render(call, lists.select(call)));
+            } else if (method == HttpMethod.POST) {
+                create(call);
+            } else if (method == HttpMethod.DELETE) {
+                deleteCollection(call);
+            } else {
+                throw ApiException.methodNotAllowed();
+            }
+            return;
+        }
+        if (method == HttpMethod.GET && info.legacyWatch()) {
+            throw ApiException.badRequest("watching a single object needs a fieldSelector on metadata.name");
+        }
+        if (method == HttpMethod.GET) {
+            respond(call, 200, registry.get(call.type(), call.namespace(), info.name()), List.of());
+        } else if (method == HttpMethod.PUT) {
+            update(call, false);
+        } else if (method == HttpMethod.PATCH) {
+            respond(call, 200, patches.patch(call, false), List.of());
+        } else if (method == HttpMethod.DELETE) {
+            delete(call);
+        } else {
+            throw ApiException.methodNotAllowed();
+        }
+    }
+
+    void create(Call call) {
+        if (call.type().namespaced() && call.namespace() == null) {
+            throw ApiException.methodNotAllowed();
+        }
+        BodyDecoder.Decoded decoded = decode(call);
+        ObjectNode stored = kinds.toStorage(call.type(), decoded.object(), decoded.version());
+        ObjectNode created = registry.create(call.type(), call.namespace(), stored, call.writeContext(null));
+        respond(call, 201, created, decoded.warnings());
+    }
+
+    void update(Call call, boolean statusSubresource) {
+        BodyDecoder.Decoded decoded = decode(call);
+        ObjectNode stored = kinds.toStorage(call.type(), decoded.object(), decoded.version());
+        ObjectNode updated = registry.update(call.type(), call.namespace(), call.info().name(), stored,
+                call.writeContext(null), statusSubresource);
+        respond(call, 200, updated, decoded.warnings());
+    }
+
+    void patch(Call call, boolean statusSubresource) {
+        respond(call, 200, patches.patch(call, statusSubresource), List.of());
+    }
+
+    void get(Call call) {
+        respond(call, 200, registry.get(call.type(), call.namespace(), call.info().name()), List.of());
+    }
+
+    private void delete(Call call) {
+        DeleteOptions options = deleteOptions(call);
+        WriteContext context = call.writeContext(null);
+        Deletion.Outcome outcome = registry.delete(call.type(), call.namespace(), call.info().name(), options, context);
+        ResourceType type = call.type();
+        if (!outcome.deleted() || returnsDeletedObject(type)) {
+            respond(call, 200, outcome.object(), List.of());
+            return;
+        }
+        ObjectNode status = Json.object();
+        status.put("kind", "Status");
+        status.put("apiVersion", "v1");
+        status.putObject("metadata");
+        status.put("status", "Success");
+        ObjectNode details = status.putObject("details");
+        details.put("name", call.info().name());
+        if (!type.group().isEmpty()) {
+            details.put("group", type.group());
+        }
+        details.put("kind", type.plural());
+        details.put("uid", Meta.uid(outcome.object()));
+        Responses.json(call.request().response(), 200, status);
+    }
+
+    private void deleteCollection(Call call) {
+        DeleteOptions options = deleteOptions(call);
+        WriteContext context = call.writeContext(null);
+        ListEndpoint.Page page = lists.select(call);
+        ObjectNode list = Json.object();
+        list.put("kind", call.type().listKind());
+        list.put("apiVersion", call.type().apiVersion(call.info().version()));
+        list.putObject("metadata").put("resourceVersion", Long.toString(registry.store().resourceVersion()));
+        ArrayNode items = list.putArray("items");
+        for (ObjectNode object : page.items()) {
+            try {
+                Deletion.Outcome outcome = registry.delete(call.type(), call.namespace(), Meta.name(object), options,
+                        context);
+                items.add(kinds.fromStorage(call.type(), outcome.object(), call.info().version()));
+            } catch (ApiException e) {
+                if (e.code() != 404) {
+                    throw e;
+                }
+            }
+        }
+        Responses.json(call.request().response(), 200, list);
+    }
+
+    /** Writes the object in the URL's version, with the warnings as Warning headers. */
+    void respond(Call call, int code, ObjectNode stored, List<String> warnings) {
+        HttpServerResponse response = call.request().response();
+        for (String warning : warnings) {
+            response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
+        }
+        Responses.json(response, code, kinds.fromStorage(call.type(), stored, call.info().version()));
+    }
+
+    BodyDecoder.Decoded decode(Call call) {
+        return BodyDecoder.decode(call.type(), call.info().version(), call.body(),
+                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+    }
+
+    private static boolean returnsDeletedObject(ResourceType type) {
+        return type.group().isEmpty() && (type.kind().equals("Pod") || type.kind().equals("Namespace"));
+    }
+
+    private static HttpServerResponse startStream(HttpServerResponse response) {
+        response.setChunked(true).putHeader("Content-Type", Responses.JSON).setStatusCode(200);
+        response.writeHead();
+        return response;
+    }
+
+    static DeleteOptions deleteOptions(Call call) {
+        Long grace = call.longParam("gracePeriodSeconds");
+        String policy = call.param("propagationPolicy");
+        String uid = null;
+        String resourceVersion = null;
+        if (call.body() != null && call.body().length > 0) {
+            JsonNode body = BodyDecoder.parse(call.body());
+            if (body.has("gracePeriodSeconds") && !body.get("gracePeriodSeconds").isNull()) {
+                grace = body.get("gracePeriodSeconds").asLong();
+            }
+            if (body.has("propagationPolicy") && !body.get("propagationPolicy").isNull()) {
+                policy = body.get("propagationPolicy").asString();
+            }
+            if (body.path("orphanDependents").isBoolean()) {
+                policy = body.get("orphanDependents").asBoolean() ? DeleteOptions.ORPHAN : DeleteOptions.BACKGROUND;
+            }
+            uid = Json.text(body, "preconditions", "uid");
+            resourceVersion = Json.text(body, "preconditions", "resourceVersion");
+        }
+        if (policy != null && !List.of(DeleteOptions.ORPHAN, DeleteOptions.BACKGROUND, DeleteOptions.FOREGROUND)
+                .contains(policy)) {
+            throw ApiException.of(422, "Invalid", String.format("DeleteOptions.meta.k8s.io \"\" is invalid: "
+                    + "propagationPolicy: Unsupported value: \"%s\": supported values: \"Foreground\", "
+                    + "\"Background\", \"Orphan\", \"nil\"", policy), null);
+        }
+        return new DeleteOptions(grace, policy, uid, resourceVersion);
+    }
+}

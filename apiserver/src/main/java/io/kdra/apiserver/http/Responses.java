@@ -1,0 +1,30 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.json.Json;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import tools.jackson.databind.JsonNode;
+
+/** Writing JSON answers and Status errors. */
+final class Responses {
+
+    static final String JSON = "application/json";
+
+    private Responses() {}
+
+    static void json(HttpServerResponse response, int code, JsonNode body) {
+        bytes(response, code, Json.bytes(body));
+    }
+
+    static void bytes(HttpServerResponse response, int code, byte[] body) {
+        if (response.ended() || response.closed()) {
+            return;
+        }
+        response.setStatusCode(code).putHeader("Content-Type", JSON).end(Buffer.buffer(body));
+    }
+
+    static void error(HttpServerResponse response, ApiException error) {
+        json(response, error.code(), error.status());
+    }
+}

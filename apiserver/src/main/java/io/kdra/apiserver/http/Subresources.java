@@ -1,0 +1,193 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.registry.DeleteOptions;
+import io.kdra.apiserver.registry.Meta;
+import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.registry.WriteContext;
+import io.vertx.core.http.HttpMethod;
+import java.time.Clock;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The subresources: status, scale (ReplicaSet), binding and eviction (Pod), finalize (Namespace). */
+final class Subresources {
+
+    private final Registry registry;
+    private final Clock clock;
+
+    Subresources(Registry registry, Clock clock) {
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    void handle(Call call, ResourceEndpoint resources) {
+        HttpMethod method = call.request().method();
+        switch (call.info().subresource()) {
+            case "status" -> {
+                if (method == HttpMethod.GET) {
+                    resources.get(call);
+                } else if (method == HttpMethod.PUT) {
+                    resources.update(call, true);
+                } else if (method == HttpMethod.PATCH) {
+                    resources.patch(call, true);
+                } else {
+                    throw ApiException.methodNotAllowed();
+                }
+            }
+            case "scale" -> scale(call, method);
+            case "binding" -> requirePost(call, method, () -> bind(call));
+            case "eviction" -> requirePost(call, method, () -> evict(call));
+            case "finalize" -> {
+                if (method != HttpMethod.PUT) {
+                    throw ApiException.methodNotAllowed();
+                }
+                finalizeNamespace(call, resources);
+            }
+            default -> throw ApiException.pathNotFound();
+        }
+    }
+
+    private static void requirePost(Call call, HttpMethod method, Runnable action) {
+        if (method != HttpMethod.POST) {
+            throw ApiException.methodNotAllowed();
+        }
+        action.run();
+    }
+
+    private void scale(Call call, HttpMethod method) {
+        ResourceType type = call.type();
+        String name = call.info().name();
+        ObjectNode object;
+        if (method == HttpMethod.GET) {
+            object = registry.get(type, call.namespace(), name);
+        } else if (method == HttpMethod.PUT || method == HttpMethod.PATCH) {
+            JsonNode body = BodyDecoder.parse(call.body());
+            JsonNode replicas = method == HttpMethod.PUT ? Json.at(body, "spec", "replicas")
+                    : io.kdra.apiserver.patch.MergePatch.apply(scaleOf(registry.get(type, call.namespace(), name)),
+                            body).path("spec").path("replicas");
+            if (!replicas.isIntegralNumber() || replicas.asLong() < 0) {
+                throw ApiException.of(422, "Invalid", String.format(
+                        "Scale.autoscaling \"%s\" is invalid: spec.replicas: Invalid value: %s: must be greater than "
+                                + "or equal to 0", name, replicas), null);
+            }
+            object = registry.patch(type, call.namespace(), name, current -> {
+                Json.ensureObject(current, "spec").put("replicas", replicas.asLong());
+                return current;
+            }, call.writeContext(null), false, false, true);
+        } else {
+            throw ApiException.methodNotAllowed();
+        }
+        Responses.json(call.request().response(), 200, scaleOf(object));
+    }
+
+    private static ObjectNode scaleOf(ObjectNode object) {
+        ObjectNode scale = Json.object();
+        scale.put("kind", "Scale");
+        scale.put("apiVersion", "autoscaling/v1");
+        ObjectNode metadata = scale.putObject("metadata");
+        for (String field : List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+            JsonNode value = Json.at(object, "metadata", field);
+            if (!value.isMissingNode()) {
+                metadata.set(field, value);
+            }
+        }
+        scale.putObject("spec").put("replicas", Json.at(object, "spec", "replicas").asLong(1));
+        ObjectNode status = scale.putObject("status");
+        status.put("replicas", Json.at(object, "status", "replicas").asLong(0));
+        JsonNode matchLabels = Json.at(object, "spec", "selector", "matchLabels");
+        if (matchLabels.isObject()) {
+            StringBuilder selector = new StringBuilder();
+            matchLabels.properties().forEach(e -> selector.append(selector.length() == 0 ? "" : ",")
+                    .append(e.getKey()).append('=').append(e.getValue().asString()));
+            status.put("selector", selector.toString());
+        }
+        return scale;
+    }
+
+    private void bind(Call call) {
+        JsonNode binding = BodyDecoder.parse(call.body());
+        String node = Json.text(binding, "target", "name");
+        if (node == null || node.isEmpty()) {
+            throw ApiException.of(422, "Invalid", String.format(
+                    "Binding \"%s\" is invalid: target.name: Required value", call.info().name()), null);
+        }
+        String name = call.info().name();
+        WriteContext context = call.writeContext(null);
+        registry.patch(call.type(), call.namespace(), name, pod -> {
+            if (Meta.isDeleting(pod)) {
+                throw ApiException.conflictOn("pods/binding", name,
+                        String.format("pod %s is being deleted, cannot be assigned to a host", name));
+            }
+            String assigned = Json.text(pod, "spec", "nodeName");
+            if (assigned != null && !assigned.isEmpty()) {
+                throw ApiException.conflictOn("pods/binding", name,
+                        String.format("pod %s is already assigned to node \"%s\"", name, assigned));
+            }
+            Json.ensureObject(pod, "spec").put("nodeName", node);
+            return pod;
+        }, context, false, false, true);
+        registry.patch(call.type(), call.namespace(), name, pod -> {
+            setScheduledCondition(pod);
+            return pod;
+        }, context, true, false, true);
+        respondSuccess(call, 201);
+    }
+
+    private void setScheduledCondition(ObjectNode pod) {
+        ObjectNode status = Json.ensureObject(pod, "status");
+        ArrayNode conditions = status.has("conditions") && status.get("conditions").isArray()
+                ? (ArrayNode) status.get("conditions") : status.putArray("conditions");
+        for (JsonNode condition : conditions) {
+            if ("PodScheduled".equals(Json.text(condition, "type"))) {
+                ((ObjectNode) condition).put("status", "True");
+                return;
+            }
+        }
+        ObjectNode condition = conditions.addObject();
+        condition.put("type", "PodScheduled");
+        condition.put("status", "True");
+        condition.putNull("lastProbeTime");
+        condition.put("lastTransitionTime", Meta.timestamp(clock.instant()));
+    }
+
+    private void evict(Call call) {
+        JsonNode eviction = BodyDecoder.parse(call.body());
+        JsonNode options = eviction.path("deleteOptions");
+        DeleteOptions deleteOptions = new DeleteOptions(
+                options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
+                Json.text(options, "propagationPolicy"), Json.text(options, "preconditions", "uid"),
+                Json.text(options, "preconditions", "resourceVersion"));
+        registry.delete(call.type(), call.namespace(), call.info().name(), deleteOptions, call.writeContext(null));
+        respondSuccess(call, 201);
+    }
+
+    private void finalizeNamespace(Call call, ResourceEndpoint resources) {
+        JsonNode body = BodyDecoder.parse(call.body());
+        JsonNode finalizers = Json.at(body, "spec", "finalizers");
+        ObjectNode result = registry.patch(call.type(), null, call.info().name(), namespace -> {
+            ObjectNode spec = Json.ensureObject(namespace, "spec");
+            if (finalizers.isArray()) {
+                spec.set("finalizers", finalizers.deepCopy());
+            } else {
+                spec.remove("finalizers");
+            }
+            return namespace;
+        }, call.writeContext(null), false, false, true);
+        resources.respond(call, 200, result, List.of());
+    }
+
+    private static void respondSuccess(Call call, int code) {
+        ObjectNode status = Json.object();
+        status.put("kind", "Status");
+        status.put("apiVersion", "v1");
+        status.putObject("metadata");
+        status.put("status", "Success");
+        status.put("code", code);
+        Responses.json(call.request().response(), code, status);
+    }
+}

@@ -1,0 +1,74 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.selection.FieldSelector;
+import io.kdra.apiserver.selection.LabelSelector;
+import io.kdra.apiserver.storage.Store;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+
+/**
+ * Starts watches: from a resourceVersion (history replay, 410 Gone as an ERROR event when compacted) or from the
+ * current state (synthetic ADDED events), with bookmarks and a timeout that ends the stream.
+ */
+final class WatchEndpoint {
+
+    private final Vertx vertx;
+    private final Store store;
+    private final KindRegistry kinds;
+    private final HttpSettings settings;
+
+    WatchEndpoint(Vertx vertx, Store store, KindRegistry kinds, HttpSettings settings) {
+        this.vertx = vertx;
+        this.store = store;
+        this.kinds = kinds;
+        this.settings = settings;
+    }
+
+    void start(Call call, WatchSink sink) {
+        LabelSelector labels = LabelSelector.parse(call.param("labelSelector"));
+        FieldSelector fields = FieldSelector.parse(call.type(), call.param("fieldSelector"));
+        Long from = startVersion(call.param("resourceVersion"));
+        boolean sendInitialEvents = call.flag("sendInitialEvents");
+        if (sendInitialEvents) {
+            from = null;
+        }
+        Long timeout = call.longParam("timeoutSeconds");
+        long timeoutSeconds = timeout == null || timeout <= 0 ? settings.defaultWatchTimeoutSeconds() : timeout;
+        Context context = vertx.getOrCreateContext();
+        WatchStream.Request request = new WatchStream.Request(call.type(), call.info().version(), call.namespace(),
+                labels, fields, sendInitialEvents);
+        WatchStream stream = new WatchStream(context, sink, kinds, request, settings.watchQueueCapacity());
+        String storageKey = call.type().storageKey();
+        long timer = vertx.setTimer(timeoutSeconds * 1000, id -> stream.end());
+        long bookmarks = call.flag("allowWatchBookmarks")
+                ? vertx.setPeriodic(settings.bookmarkIntervalMillis(), id -> store.bookmark(storageKey, stream))
+                : -1;
+        Runnable cleanup = () -> {
+            store.unwatch(storageKey, stream);
+            vertx.cancelTimer(timer);
+            if (bookmarks >= 0) {
+                vertx.cancelTimer(bookmarks);
+            }
+        };
+        stream.onEnd(cleanup);
+        sink.onClose(stream::end);
+        try {
+            store.watch(storageKey, from, stream);
+        } catch (ApiException e) {
+            stream.fail(e);
+        }
+    }
+
+    private static Long startVersion(String resourceVersion) {
+        if (resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(resourceVersion);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("invalid resource version: " + resourceVersion);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.registry.Meta;
+import io.kdra.apiserver.selection.FieldSelector;
+import io.kdra.apiserver.selection.LabelSelector;
+import io.kdra.apiserver.storage.WatchEvent;
+import io.kdra.apiserver.storage.WatchSubscriber;
+import io.vertx.core.Context;
+import java.util.ArrayDeque;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One watch connection: filters the store's events by namespace and selectors, converts them to the requested
+ * version and writes them with back-pressure. Events wait in a bounded queue; a watcher that falls behind by more
+ * than the bound is dropped (its stream ends and the client re-lists), so a slow watcher never blocks a writer.
+ */
+final class WatchStream implements WatchSubscriber {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
+    static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+
+    /** What the client asked for. */
+    record Request(ResourceType type, String version, String namespace, LabelSelector labels, FieldSelector fields,
+            boolean sendInitialEventsBookmark) {}
+
+    private final Context context;
+    private final WatchSink sink;
+    private final KindRegistry kinds;
+    private final Request request;
+    private final int capacity;
+    private final ArrayDeque<WatchEvent> queue = new ArrayDeque<>();
+    private boolean drainScheduled;
+    private boolean overflowed;
+    private boolean ended;
+    private Runnable onEnd = () -> {};
+
+    WatchStream(Context context, WatchSink sink, KindRegistry kinds, Request request, int capacity) {
+        this.context = context;
+        this.sink = sink;
+        this.kinds = kinds;
+        this.request = request;
+        this.capacity = capacity;
+    }
+
+    void onEnd(Runnable onEnd) {
+        this.onEnd = onEnd;
+    }
+
+    @Override
+    public void start(List<WatchEvent> initial, long resourceVersion) {
+        synchronized (queue) {
+            for (WatchEvent event : initial) {
+                WatchEvent visible = visible(event);
+                if (visible != null) {
+                    queue.add(visible);
+                }
+            }
+            if (request.sendInitialEventsBookmark()) {
+                ObjectNode marker = Json.object();
+                marker.putObject("metadata").putObject("annotations").put(INITIAL_EVENTS_END, "true");
+                queue.add(new WatchEvent(WatchEvent.Type.BOOKMARK, request.type().storageKey(), marker, null,
+                        resourceVersion));
+            }
+        }
+        scheduleDrain();
+    }
+
+    @Override
+    public boolean offer(WatchEvent event) {
+        WatchEvent visible = event.type() == WatchEvent.Type.BOOKMARK ? event : visible(event);
+        synchronized (queue) {
+            if (ended || overflowed) {
+                return false;
+            }
+            if (visible == null) {
+                return true;
+            }
+            if (queue.size() >= capacity) {
+                overflowed = true;
+                queue.clear();
+                LOG.warn("dropping a {} watcher that fell {} events behind; it must re-list",
+                        request.type().groupResource(), capacity);
+            } else {
+                queue.add(visible);
+            }
+        }
+        scheduleDrain();
+        return !overflowed;
+    }
+
+    /** Ends the stream with an ERROR event carrying the status, as a watch that cannot start does. */
+    void fail(ApiException error) {
+        ObjectNode event = Json.object();
+        event.put("type", "ERROR");
+        event.set("object", error.status());
+        context.runOnContext(v -> {
+            sink.write(Json.bytes(event));
+            end();
+        });
+    }
+
+    void end() {
+        synchronized (queue) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            queue.clear();
+        }
+        context.runOnContext(v -> sink.end());
+        onEnd.run();
+    }
+
+    /** @return the event as this watcher sees it through its filters, or null when it does not see it */
+    private WatchEvent visible(WatchEvent event) {
+        boolean now = matches(event.object());
+        if (event.type() == WatchEvent.Type.DELETED) {
+            return now ? event : null;
+        }
+        boolean before = event.previous() != null && matches(event.previous());
+        if (event.type() == WatchEvent.Type.ADDED || !before) {
+            return now ? withType(event, WatchEvent.Type.ADDED) : null;
+        }
+        return now ? event : withType(event, WatchEvent.Type.DELETED);
+    }
+
+    private static WatchEvent withType(WatchEvent event, WatchEvent.Type type) {
+        return type == event.type() ? event
+                : new WatchEvent(type, event.storageKey(), event.object(), event.previous(), event.resourceVersion());
+    }
+
+    private boolean matches(ObjectNode object) {
+        if (request.namespace() != null && !request.namespace().equals(Meta.namespace(object))) {
+            return false;
+        }
+        return request.labels().matches(Json.stringMap(object, "metadata", "labels"))
+                && request.fields().matches(request.type(), object);
+    }
+
+    private void scheduleDrain() {
+        synchronized (queue) {
+            if (drainScheduled) {
+                return;
+            }
+            drainScheduled = true;
+        }
+        context.runOnContext(v -> drain());
+    }
+
+    private void drain() {
+        while (true) {
+            WatchEvent event;
+            synchronized (queue) {
+                if (overflowed) {
+                    drainScheduled = false;
+                    end();
+                    return;
+                }
+                if (ended || sink.writeQueueFull()) {
+                    drainScheduled = false;
+                    if (!ended) {
+                        sink.onDrain(this::scheduleDrain);
+                    }
+                    return;
+                }
+                event = queue.poll();
+                if (event == null) {
+                    drainScheduled = false;
+                    return;
+                }
+            }
+            sink.write(serialize(event));
+        }
+    }
+
+    private byte[] serialize(WatchEvent event) {
+        ObjectNode line = Json.object();
+        line.put("type", event.type().name());
+        if (event.type() == WatchEvent.Type.BOOKMARK) {
+            ObjectNode object = line.putObject("object");
+            object.put("kind", request.type().kind());
+            object.put("apiVersion", request.type().apiVersion(request.version()));
+            ObjectNode metadata = object.putObject("metadata");
+            metadata.put("resourceVersion", Long.toString(event.resourceVersion()));
+            if (event.object() != null) {
+                metadata.set("annotations", event.object().at("/metadata/annotations").deepCopy());
+            }
+        } else {
+            line.set("object", kinds.fromStorage(request.type(), event.object(), request.version()));
+        }
+        return Json.bytes(line);
+    }
+}

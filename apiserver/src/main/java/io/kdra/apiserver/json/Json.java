@@ -1,0 +1,106 @@
+package io.kdra.apiserver.json;
+
+import java.util.Iterator;
+import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The JSON tree toolkit of the API server: one mapper, and null-safe access to the paths objects are made of. */
+public final class Json {
+
+    public static final JsonMapper MAPPER = JsonMapper.builder().build();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private Json() {}
+
+    public static ObjectNode object() {
+        return NODES.objectNode();
+    }
+
+    public static ArrayNode array() {
+        return NODES.arrayNode();
+    }
+
+    /** @throws JacksonException when the bytes are not one JSON value */
+    public static JsonNode parse(byte[] bytes) {
+        return MAPPER.readTree(bytes);
+    }
+
+    public static byte[] bytes(JsonNode node) {
+        return MAPPER.writeValueAsBytes(node);
+    }
+
+    public static String string(JsonNode node) {
+        return MAPPER.writeValueAsString(node);
+    }
+
+    /** @return the node at the path, or a missing node; never null */
+    public static JsonNode at(JsonNode root, String... path) {
+        JsonNode node = root;
+        for (String name : path) {
+            if (node == null || !node.isObject()) {
+                return NODES.missingNode();
+            }
+            node = node.path(name);
+        }
+        return node == null ? NODES.missingNode() : node;
+    }
+
+    /** @return the string at the path, or null when absent or not a string */
+    public static String text(JsonNode root, String... path) {
+        JsonNode node = at(root, path);
+        return node.isString() ? node.stringValue() : null;
+    }
+
+    /** @return the object at the path, or null when absent or not an object */
+    public static ObjectNode objectAt(JsonNode root, String... path) {
+        JsonNode node = at(root, path);
+        return node.isObject() ? (ObjectNode) node : null;
+    }
+
+    /** @return the object at the path, created (replacing any non-object) where missing */
+    public static ObjectNode ensureObject(ObjectNode root, String... path) {
+        ObjectNode node = root;
+        for (String name : path) {
+            JsonNode child = node.get(name);
+            if (child == null || !child.isObject()) {
+                child = node.putObject(name);
+            }
+            node = (ObjectNode) child;
+        }
+        return node;
+    }
+
+    public static ObjectNode metadata(ObjectNode object) {
+        return ensureObject(object, "metadata");
+    }
+
+    /** @return the string-valued entries of the object at the path (labels, annotations, node selectors) */
+    public static Map<String, String> stringMap(JsonNode root, String... path) {
+        JsonNode node = at(root, path);
+        if (!node.isObject()) {
+            return Map.of();
+        }
+        Map<String, String> map = new java.util.LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.properties().iterator(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            map.put(entry.getKey(), entry.getValue().isString() ? entry.getValue().stringValue() : entry.getValue().toString());
+        }
+        return map;
+    }
+
+    /** @return whether the value is absent, null, or an empty string, array or object (Go's omitempty) */
+    public static boolean isEmpty(JsonNode node) {
+        if (node == null || node.isMissingNode() || node.isNull()) {
+            return true;
+        }
+        if (node.isString()) {
+            return node.stringValue().isEmpty();
+        }
+        return node.isContainer() && node.isEmpty();
+    }
+}

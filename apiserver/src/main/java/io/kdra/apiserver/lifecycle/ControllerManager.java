@@ -1,0 +1,66 @@
+package io.kdra.apiserver.lifecycle;
+
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.storage.WatchEvent;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controllers that live inside the API server here (kube-controller-manager's garbage collector, namespace
+ * and resourcequota controllers): one thread feeds them every committed change in commit order.
+ */
+public final class ControllerManager implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControllerManager.class);
+
+    private final LinkedBlockingQueue<WatchEvent> events = new LinkedBlockingQueue<>();
+    private final List<Controller> controllers;
+    private final Thread worker;
+    private volatile boolean running = true;
+
+    public ControllerManager(Registry registry) {
+        List<ResourceType> types = registry.kinds().types();
+        Map<String, ResourceType> byKey = new HashMap<>();
+        types.forEach(t -> byKey.put(t.storageKey(), t));
+        SystemWriter writer = new SystemWriter(registry);
+        this.controllers = List.of(new GarbageCollector(writer, byKey::get), new NamespaceController(writer, types),
+                new QuotaStatusController(writer, registry.store(), types));
+        registry.store().addListener(events::add);
+        this.worker = new Thread(this::run, "kdra-controllers");
+        worker.setDaemon(true);
+    }
+
+    public void start() {
+        worker.start();
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                WatchEvent event = events.take();
+                for (Controller controller : controllers) {
+                    try {
+                        controller.handle(event);
+                    } catch (RuntimeException e) {
+                        LOG.error("controller {} failed on {} {}", controller.getClass().getSimpleName(),
+                                event.type(), event.storageKey(), e);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        worker.interrupt();
+    }
+}

@@ -1,0 +1,50 @@
+package io.kdra.apiserver.registry;
+
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import java.util.Set;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The defaults kube-apiserver fills in on create for the kinds whose clients rely on them. */
+final class KindDefaults {
+
+    private static final Set<String> GENERATION_KINDS = Set.of("/Pod", "apps/DaemonSet", "apps/ReplicaSet",
+            "resource.k8s.io/DeviceClass", "resource.k8s.io/ResourceClaim", "resource.k8s.io/ResourceClaimTemplate",
+            "resource.k8s.io/ResourceSlice", "resource.k8s.io/DeviceTaintRule",
+            "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+            "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding");
+
+    static final String NAMESPACE_FINALIZER = "kubernetes";
+
+    private KindDefaults() {}
+
+    /** @return whether metadata.generation counts spec changes for the kind */
+    static boolean tracksGeneration(ResourceType type) {
+        return GENERATION_KINDS.contains(type.group() + "/" + type.kind());
+    }
+
+    static void applyOnCreate(ResourceType type, ObjectNode object) {
+        if (type.group().isEmpty() && type.kind().equals("Pod")) {
+            ObjectNode spec = Json.ensureObject(object, "spec");
+            putIfAbsent(spec, "restartPolicy", "Always");
+            putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
+            putIfAbsent(spec, "schedulerName", "default-scheduler");
+            if (!spec.has("terminationGracePeriodSeconds")) {
+                spec.put("terminationGracePeriodSeconds", 30);
+            }
+            Json.ensureObject(object, "status").put("phase", "Pending");
+        } else if (type.group().isEmpty() && type.kind().equals("Namespace")) {
+            ObjectNode spec = Json.ensureObject(object, "spec");
+            if (!spec.has("finalizers")) {
+                spec.putArray("finalizers").add(NAMESPACE_FINALIZER);
+            }
+            Json.ensureObject(object, "status").put("phase", "Active");
+        }
+    }
+
+    private static void putIfAbsent(ObjectNode node, String field, String value) {
+        if (!node.hasNonNull(field)) {
+            node.put(field, value);
+        }
+    }
+}

@@ -1,0 +1,344 @@
+package io.kdra.apiserver.registry;
+
+import io.kdra.apiserver.admission.AdmissionPlugin;
+import io.kdra.apiserver.admission.AdmissionRequest;
+import io.kdra.apiserver.admission.AdmissionRequest.Operation;
+import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.InvalidObject;
+import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.storage.Store;
+import io.kdra.apiserver.storage.Store.Change;
+import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.validation.ObjectMetaValidation;
+import io.kdra.apiserver.validation.ObjectValidator;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The semantics of writes, independent of HTTP and of API versions (objects are in the storage version): metadata
+ * the server owns, status isolation, generation, optimistic concurrency, validation, admission, finalizers and
+ * graceful deletion. Every write is one atomic store mutation.
+ */
+public final class Registry {
+
+    private static final int GENERATE_NAME_ATTEMPTS = 8;
+
+    private final KindRegistry kinds;
+    private final Store store;
+    private final List<KindValidator> builtinValidators;
+    private final List<AdmissionPlugin> admission;
+    private final ManagedFieldsTracker managedFields;
+    private final Deletion deletion;
+    private final Clock clock;
+
+    /** A validator that applies to some kinds only; built-in checks that need the kind to decide. */
+    public interface KindValidator {
+        boolean appliesTo(ResourceType type);
+
+        ObjectValidator validator();
+    }
+
+    public Registry(KindRegistry kinds, Store store, List<KindValidator> builtinValidators,
+            List<AdmissionPlugin> admission, Clock clock) {
+        this.kinds = kinds;
+        this.store = store;
+        this.builtinValidators = List.copyOf(builtinValidators);
+        this.admission = List.copyOf(admission);
+        this.clock = clock;
+        this.managedFields = new ManagedFieldsTracker(clock);
+        this.deletion = new Deletion(clock);
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public KindRegistry kinds() {
+        return kinds;
+    }
+
+    public ObjectNode get(ResourceType type, String namespace, String name) {
+        ObjectNode object = store.get(type.storageKey(), namespace, name);
+        if (object == null) {
+            throw ApiException.notFound(type, name);
+        }
+        return object;
+    }
+
+    public Store.Snapshot list(ResourceType type, String namespace) {
+        return store.list(type.storageKey(), namespace);
+    }
+
+    /** Creates an object; a generateName is expanded, retrying on the rare collision. */
+    public ObjectNode create(ResourceType type, String namespace, ObjectNode object, WriteContext context) {
+        ObjectNode prepared = prepareCreate(type, namespace, object);
+        String generateName = Json.text(prepared, "metadata", "generateName");
+        boolean generated = Json.isEmpty(Json.at(prepared, "metadata", "name")) && generateName != null
+                && !generateName.isEmpty();
+        for (int attempt = 1; ; attempt++) {
+            if (generated) {
+                Json.metadata(prepared).put("name", NameGenerator.generate(generateName));
+            }
+            validate(type, prepared, null, false);
+            String name = Meta.name(prepared);
+            try {
+                return store.write(type.storageKey(), storageNamespace(type, namespace), name, context.dryRun(),
+                        current -> {
+                            if (current != null) {
+                                throw ApiException.alreadyExists(type, name);
+                            }
+                            return Change.put(admitCreate(type, prepared, context, true));
+                        });
+            } catch (ApiException e) {
+                if (!generated || !"AlreadyExists".equals(e.reason()) || attempt == GENERATE_NAME_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Replaces an object (PUT). Through the main resource status changes are ignored; through the status
+     * subresource everything but status is.
+     */
+    public ObjectNode update(ResourceType type, String namespace, String name, ObjectNode object, WriteContext context,
+            boolean statusSubresource) {
+        checkIdentity(type, namespace, name, object);
+        return store.write(type.storageKey(), storageNamespace(type, namespace), name, context.dryRun(), current -> {
+            if (current == null) {
+                throw ApiException.notFound(type, name);
+            }
+            return replace(type, current, object, context, statusSubresource, true);
+        });
+    }
+
+    /**
+     * Patches an object: {@code patch} computes the proposed object from the current one (null when absent, which
+     * only an apply patch accepts: it creates the object).
+     *
+     * @param tracksFields false when the patch itself maintains managedFields (server-side apply)
+     */
+    public ObjectNode patch(ResourceType type, String namespace, String name, UnaryOperator<ObjectNode> patch,
+            WriteContext context, boolean statusSubresource, boolean createIfMissing, boolean tracksFields) {
+        String ns = storageNamespace(type, namespace);
+        return store.write(type.storageKey(), ns, name, context.dryRun(), current -> {
+            if (current == null) {
+                if (!createIfMissing || statusSubresource) {
+                    throw ApiException.notFound(type, name);
+                }
+                ObjectNode proposed = patch.apply(null);
+                checkIdentity(type, namespace, name, proposed);
+                ObjectNode prepared = prepareCreate(type, namespace, proposed);
+                validate(type, prepared, null, false);
+                return Change.put(admitCreate(type, prepared, context, tracksFields));
+            }
+            ObjectNode proposed = patch.apply(current.deepCopy());
+            checkIdentity(type, namespace, name, proposed);
+            return replace(type, current, proposed, context, statusSubresource, tracksFields);
+        });
+    }
+
+    /** @return the outcome: the object is gone, or it is terminating (finalizers, grace period) */
+    public Deletion.Outcome delete(ResourceType type, String namespace, String name, DeleteOptions options,
+            WriteContext context) {
+        Deletion.Outcome[] outcome = new Deletion.Outcome[1];
+        store.write(type.storageKey(), storageNamespace(type, namespace), name, context.dryRun(), current -> {
+            if (current == null) {
+                throw ApiException.notFound(type, name);
+            }
+            deletion.checkPreconditions(type, current, options);
+            admit(new AdmissionRequest(Operation.DELETE, type, "", Meta.namespace(current), name, null, current,
+                    context.user(), context.dryRun()));
+            Change change = deletion.decide(type, current, options);
+            outcome[0] = new Deletion.Outcome(change.object(), change.kind() == Change.Kind.DELETE);
+            return change;
+        });
+        return outcome[0];
+    }
+
+    private ObjectNode prepareCreate(ResourceType type, String namespace, ObjectNode object) {
+        ObjectNode prepared = object.deepCopy();
+        ObjectNode metadata = Json.metadata(prepared);
+        if (type.namespaced()) {
+            String bodyNamespace = Json.text(metadata, "namespace");
+            if (bodyNamespace != null && !bodyNamespace.isEmpty() && !bodyNamespace.equals(namespace)) {
+                throw ApiException.badRequest(
+                        "the namespace of the provided object does not match the namespace sent on the request");
+            }
+            metadata.put("namespace", namespace);
+        } else {
+            metadata.remove("namespace");
+        }
+        if (!Json.isEmpty(metadata.get("resourceVersion"))) {
+            throw ApiException.internal("resourceVersion should not be set on objects to be created");
+        }
+        metadata.remove("resourceVersion");
+        metadata.remove("deletionTimestamp");
+        metadata.remove("deletionGracePeriodSeconds");
+        metadata.put("uid", UUID.randomUUID().toString());
+        metadata.put("creationTimestamp", Meta.timestamp(clock.instant()));
+        if (KindDefaults.tracksGeneration(type)) {
+            metadata.put("generation", 1);
+        } else {
+            metadata.remove("generation");
+        }
+        if (type.statusOnCreate() == ResourceType.StatusOnCreate.RESET) {
+            prepared.remove("status");
+        }
+        KindDefaults.applyOnCreate(type, prepared);
+        return prepared;
+    }
+
+    private ObjectNode admitCreate(ResourceType type, ObjectNode prepared, WriteContext context,
+            boolean tracksFields) {
+        ObjectNode object = prepared.deepCopy();
+        if (type.namespaced()) {
+            NamespaceLifecycle.checkCreate(store, type, Meta.namespace(object), Meta.name(object));
+        }
+        admit(new AdmissionRequest(Operation.CREATE, type, "", Meta.namespace(object), Meta.name(object), object, null,
+                context.user(), context.dryRun()));
+        if (tracksFields) {
+            managedFields.recordUpdate(object, null, context.fieldManager());
+        }
+        return object;
+    }
+
+    private Change replace(ResourceType type, ObjectNode current, ObjectNode proposed, WriteContext context,
+            boolean statusSubresource, boolean tracksFields) {
+        String proposedVersion = Meta.resourceVersion(proposed);
+        if (proposedVersion != null && !proposedVersion.isEmpty()
+                && !proposedVersion.equals(Meta.resourceVersion(current))) {
+            throw ApiException.modified(type, Meta.name(current));
+        }
+        String proposedUid = Meta.uid(proposed);
+        if (proposedUid != null && !proposedUid.isEmpty() && !proposedUid.equals(Meta.uid(current))) {
+            throw ApiException.conflict(type, Meta.name(current), String.format(
+                    "Precondition failed: UID in precondition: %s, UID in object meta: %s", Meta.uid(current),
+                    proposedUid));
+        }
+        ObjectNode next = statusSubresource ? withStatus(current, proposed) : withoutStatusChange(type, current, proposed);
+        validate(type, next, current, statusSubresource);
+        admit(new AdmissionRequest(Operation.UPDATE, type, statusSubresource ? "status" : "", Meta.namespace(current),
+                Meta.name(current), next, current, context.user(), context.dryRun()));
+        if (!statusSubresource && deletion.finalizedDuringUpdate(current, next)) {
+            return Change.delete(next);
+        }
+        if (tracksFields) {
+            managedFields.recordUpdate(next, current, context.fieldManager());
+        }
+        if (Meta.withoutVolatileFields(next).equals(Meta.withoutVolatileFields(current))) {
+            return Change.none(current);
+        }
+        return Change.put(next);
+    }
+
+    private static ObjectNode withStatus(ObjectNode current, ObjectNode proposed) {
+        ObjectNode next = current.deepCopy();
+        JsonNode status = proposed.get("status");
+        if (status == null || status.isNull()) {
+            next.remove("status");
+        } else {
+            next.set("status", status.deepCopy());
+        }
+        return next;
+    }
+
+    private ObjectNode withoutStatusChange(ResourceType type, ObjectNode current, ObjectNode proposed) {
+        ObjectNode next = proposed.deepCopy();
+        ObjectNode metadata = Json.metadata(next);
+        JsonNode currentMetadata = current.get("metadata");
+        for (String field : List.of("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                "generation", "namespace", "resourceVersion")) {
+            JsonNode value = currentMetadata.get(field);
+            if (value == null) {
+                metadata.remove(field);
+            } else {
+                metadata.set(field, value.deepCopy());
+            }
+        }
+        if (!metadata.has("managedFields") && currentMetadata.has("managedFields")) {
+            metadata.set("managedFields", currentMetadata.get("managedFields").deepCopy());
+        }
+        if (type.hasStatus()) {
+            JsonNode status = current.get("status");
+            if (status == null) {
+                next.remove("status");
+            } else {
+                next.set("status", status.deepCopy());
+            }
+        }
+        if (KindDefaults.tracksGeneration(type) && specChanged(current, next)) {
+            metadata.put("generation", Meta.generation(current) + 1);
+        }
+        return next;
+    }
+
+    private static boolean specChanged(ObjectNode current, ObjectNode next) {
+        ObjectNode a = current.deepCopy();
+        ObjectNode b = next.deepCopy();
+        for (ObjectNode object : List.of(a, b)) {
+            object.remove("metadata");
+            object.remove("status");
+        }
+        return !a.equals(b);
+    }
+
+    private void validate(ResourceType type, ObjectNode object, ObjectNode old, boolean statusSubresource) {
+        List<FieldError> errors = new ArrayList<>();
+        if (!statusSubresource) {
+            errors.addAll(ObjectMetaValidation.validate(type, object));
+        }
+        List<ObjectValidator> validators = new ArrayList<>();
+        for (KindValidator builtin : builtinValidators) {
+            if (builtin.appliesTo(type)) {
+                validators.add(builtin.validator());
+            }
+        }
+        validators.addAll(kinds.validators(type));
+        for (ObjectValidator validator : validators) {
+            if (old == null) {
+                errors.addAll(validator.validateCreate(object));
+            } else if (statusSubresource) {
+                errors.addAll(validator.validateStatusUpdate(object, old));
+            } else {
+                errors.addAll(validator.validateUpdate(object, old));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw InvalidObject.of(type, Meta.name(object), errors);
+        }
+    }
+
+    private void admit(AdmissionRequest request) {
+        for (AdmissionPlugin plugin : admission) {
+            plugin.admit(request);
+        }
+    }
+
+    private static void checkIdentity(ResourceType type, String namespace, String name, ObjectNode object) {
+        String bodyName = Meta.name(object);
+        if (bodyName != null && !bodyName.isEmpty() && !bodyName.equals(name)) {
+            throw ApiException.badRequest(String.format(
+                    "the name of the object (%s) does not match the name on the URL (%s)", bodyName, name));
+        }
+        Json.metadata(object).put("name", name);
+        if (type.namespaced()) {
+            String bodyNamespace = Meta.namespace(object);
+            if (bodyNamespace != null && !bodyNamespace.isEmpty() && !bodyNamespace.equals(namespace)) {
+                throw ApiException.badRequest(
+                        "the namespace of the provided object does not match the namespace sent on the request");
+            }
+        }
+    }
+
+    private static String storageNamespace(ResourceType type, String namespace) {
+        return type.namespaced() ? namespace : null;
+    }
+}

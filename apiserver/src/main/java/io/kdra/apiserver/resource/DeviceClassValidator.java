@@ -1,0 +1,63 @@
+package io.kdra.apiserver.resource;
+
+import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.validation.ObjectValidator;
+import java.util.List;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * DeviceClass ({@code ValidateDeviceClass}, {@code ValidateDeviceClassUpdate}). The spec is mutable; selectors and
+ * configs that are unchanged on update count as stored and are not re-checked against the CEL environment or the
+ * parameter size limit.
+ */
+final class DeviceClassValidator implements ObjectValidator {
+
+    private static final String REQUESTS_PREFIX = "requests.";
+
+    private final ExpressionChecker expressions;
+
+    DeviceClassValidator(ExpressionChecker expressions) {
+        this.expressions = expressions;
+    }
+
+    @Override
+    public List<FieldError> validateCreate(ObjectNode object) {
+        return validate(object, null);
+    }
+
+    @Override
+    public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
+        return validate(object, old);
+    }
+
+    private List<FieldError> validate(ObjectNode object, ObjectNode old) {
+        ValidationRun run = new ValidationRun(expressions);
+        FieldPath path = FieldPath.ROOT.child("spec");
+        ObjectNode spec = run.object(object, "spec", FieldPath.ROOT);
+        ObjectNode oldSpec = old == null ? null : JsonNodes.objectOrEmpty(old.get("spec"));
+        boolean selectorsStored = oldSpec != null
+                && JsonNodes.semanticEquals(JsonNodes.get(spec, "selectors"), oldSpec.get("selectors"));
+        SelectorChecks.selectors(run, spec, path, selectorsStored);
+        boolean configsStored = oldSpec != null
+                && JsonNodes.semanticEquals(JsonNodes.get(spec, "config"), oldSpec.get("config"));
+        CollectionChecks.list(run, run.items(spec, "config", path), ConfigChecks.CONFIGS_MAX, path.child("config"),
+                (item, itemPath) -> ConfigChecks.deviceConfiguration(run, run.struct(item, itemPath), itemPath,
+                        configsStored));
+        String extendedResourceName = run.stringPointer(spec, "extendedResourceName", path);
+        if (extendedResourceName != null && !isExtendedResourceName(extendedResourceName)) {
+            run.add(FieldErrors.invalid(path.child("extendedResourceName"), extendedResourceName,
+                    "must be a valid extended resource name"));
+        }
+        return run.errors();
+    }
+
+    /** Core {@code IsExtendedResourceName}: domain-prefixed, not in kubernetes.io, valid as a quota name. */
+    static boolean isExtendedResourceName(String name) {
+        boolean nativeResource = !name.contains("/") || name.contains("kubernetes.io/");
+        if (nativeResource || name.startsWith(REQUESTS_PREFIX)) {
+            return false;
+        }
+        return NameFormats.qualifiedName(REQUESTS_PREFIX + name).isEmpty();
+    }
+}

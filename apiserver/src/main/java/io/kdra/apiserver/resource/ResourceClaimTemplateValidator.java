@@ -1,0 +1,41 @@
+package io.kdra.apiserver.resource;
+
+import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.validation.ObjectValidator;
+import java.util.List;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * ResourceClaimTemplate ({@code ValidateResourceClaimTemplate}, {@code ...Update}): the template's metadata may only
+ * hold labels and annotations, its claim spec is checked as a claim's, and the whole spec is immutable.
+ */
+final class ResourceClaimTemplateValidator implements ObjectValidator {
+
+    private final ExpressionChecker expressions;
+
+    ResourceClaimTemplateValidator(ExpressionChecker expressions) {
+        this.expressions = expressions;
+    }
+
+    @Override
+    public List<FieldError> validateCreate(ObjectNode object) {
+        ValidationRun run = new ValidationRun(expressions);
+        FieldPath specPath = FieldPath.ROOT.child("spec");
+        ObjectNode spec = run.object(object, "spec", FieldPath.ROOT);
+        ObjectNode metadata = run.object(spec, "metadata", specPath);
+        if (metadata != null) {
+            TemplateMetadataChecks.templateMetadata(run, metadata, specPath.child("metadata"));
+        }
+        FieldPath claimSpecPath = specPath.child("spec");
+        ObjectNode claimSpec = run.object(spec, "spec", specPath);
+        DeviceClaimChecks.deviceClaim(run, run.object(claimSpec, "devices", claimSpecPath),
+                claimSpecPath.child("devices"));
+        return run.errors();
+    }
+
+    @Override
+    public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
+        return ResourceClaimValidator.immutableSpec(expressions, object, old);
+    }
+}

@@ -1,0 +1,70 @@
+package io.kdra.apiserver;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One started API server with a fabric8 client and a raw HTTP client, shared by the tests of a class. */
+final class ServerFixture implements AutoCloseable {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    final ApiServer server;
+    final KubernetesClient client;
+    final HttpClient http = HttpClient.newHttpClient();
+
+    ServerFixture() {
+        this(ApiServerConfig.defaults());
+    }
+
+    ServerFixture(ApiServerConfig config) {
+        server = ApiServer.builder().config(config).build().start();
+        client = clientFor(server.adminToken());
+    }
+
+    KubernetesClient clientFor(String token) {
+        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
+                .withRequestRetryBackoffLimit(0).withNamespace("default").build();
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** @return a new namespace for one test */
+    String namespace() {
+        String name = "test-" + NAMESPACES.incrementAndGet();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+                .create();
+        return name;
+    }
+
+    /** A raw request with the admin token; the body (may be null) is sent with the content type. */
+    HttpResponse<String> send(String method, String path, String contentType, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.url() + path))
+                .header("Authorization", "Bearer " + server.adminToken())
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.close();
+    }
+}

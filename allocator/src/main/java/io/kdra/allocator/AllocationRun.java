@@ -292,8 +292,8 @@ final class AllocationRun {
         Map<String, CapacityInfo.Amount> requests = new LinkedHashMap<>();
         for (Map.Entry<String, Quantity> entry : capacity.getRequests().entrySet()) {
             try {
-                requests.put(entry.getKey(), new CapacityInfo.Amount(Quantities.amountOf(entry.getValue(),
-                        () -> "capacity " + entry.getKey()), entry.getValue()));
+                requests.put(entry.getKey(), new CapacityInfo.Amount(Quantities.parse(entry.getValue(),
+                        () -> "capacity " + entry.getKey())));
             } catch (IllegalArgumentException e) {
                 throw new AllocationException(
                         String.format("claim %s, request %s: %s", claimName, requestName, e.getMessage()), e);

@@ -316,7 +316,7 @@ final class AllocationRun {
                         claimName, spec.name, pool.id()));
             }
             for (SliceInfo slice : pool.deviceSlices()) {
-                for (DeviceInfo device : slice.devices) {
+                for (DeviceInfo device : slice.devices()) {
                     if (isSelectable(claimName, spec, device)
                             && (!features.consumableCapacity() || capacityFits(claimName, spec, device))) {
                         devices.add(device);

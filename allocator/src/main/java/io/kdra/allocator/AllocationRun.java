@@ -140,10 +140,6 @@ final class AllocationRun {
         return candidates;
     }
 
-    AllocatedState allocated() {
-        return allocated;
-    }
-
     AllocatorFeatures features() {
         return features;
     }

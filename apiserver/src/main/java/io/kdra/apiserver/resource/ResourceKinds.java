@@ -3,9 +3,11 @@ package io.kdra.apiserver.resource;
 import io.kdra.apiserver.conversion.VersionConverter;
 import io.kdra.apiserver.validation.ExpressionChecker;
 import io.kdra.apiserver.validation.ObjectValidator;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -19,7 +21,7 @@ import tools.jackson.databind.node.ObjectNode;
  *       version {@value #V1BETA2}, the more stable of the two (kube-apiserver 1.36 serves no v1 DeviceTaintRule).</li>
  * </ul>
  *
- * <p>Validators get objects in the storage version, with defaults applied (see {@link ResourceDefaults}), and check
+ * <p>Validators get objects in the storage version, with defaults applied (see {@link #defaulters(Clock)}), and check
  * every resource.k8s.io-specific rule of upstream {@code pkg/apis/resource/validation} with the DRA feature gates of
  * Kubernetes 1.36 enabled. Object metadata (names, labels of the object itself) is the API server's business.
  */
@@ -64,6 +66,22 @@ public final class ResourceKinds {
                 RESOURCE_CLAIM_TEMPLATE, new ResourceClaimTemplateValidator(celChecker),
                 RESOURCE_SLICE, new ResourceSliceValidator(celChecker),
                 DEVICE_TAINT_RULE, new DeviceTaintRuleValidator(celChecker));
+    }
+
+    /**
+     * The defaults kube-apiserver applies while decoding a request body: apply them to the object as sent, in any
+     * served version, before converting and validating it.
+     *
+     * @param clock the time source of the {@code timeAdded} of new device taints
+     * @return per kind, a function returning a defaulted copy of an object
+     */
+    public static Map<String, UnaryOperator<ObjectNode>> defaulters(Clock clock) {
+        return Map.of(
+                DEVICE_CLASS, ResourceDefaults.forKind(DEVICE_CLASS, clock),
+                RESOURCE_CLAIM, ResourceDefaults.forKind(RESOURCE_CLAIM, clock),
+                RESOURCE_CLAIM_TEMPLATE, ResourceDefaults.forKind(RESOURCE_CLAIM_TEMPLATE, clock),
+                RESOURCE_SLICE, ResourceDefaults.forKind(RESOURCE_SLICE, clock),
+                DEVICE_TAINT_RULE, ResourceDefaults.forKind(DEVICE_TAINT_RULE, clock));
     }
 
     public static Map<String, VersionConverter> converters() {

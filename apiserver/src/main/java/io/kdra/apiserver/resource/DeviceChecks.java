@@ -145,12 +145,8 @@ final class DeviceChecks {
     }
 
     private static void counterConsumption(ValidationRun run, ObjectNode consumption, FieldPath path) {
-        String counterSet = run.string(consumption, "counterSet", path);
-        if (counterSet.isEmpty()) {
-            run.add(FieldErrors.required(path.child("counterSet"), ""));
-        } else {
-            FieldChecks.dnsLabel(run, counterSet, path.child("counterSet"));
-        }
+        FieldChecks.required(run, run.string(consumption, "counterSet", path), path.child("counterSet"),
+                FieldChecks::dnsLabel);
         counters(run, consumption, path);
     }
 

@@ -76,12 +76,8 @@ final class DeviceClaimChecks {
 
     /** What an exact request and a subrequest share: class, selectors, mode and count, tolerations, capacity. */
     private static void deviceSelection(ValidationRun run, ObjectNode request, FieldPath path) {
-        String deviceClassName = run.string(request, "deviceClassName", path);
-        if (deviceClassName.isEmpty()) {
-            run.add(FieldErrors.required(path.child("deviceClassName"), ""));
-        } else {
-            FieldChecks.dnsSubdomain(run, deviceClassName, path.child("deviceClassName"));
-        }
+        FieldChecks.required(run, run.string(request, "deviceClassName", path), path.child("deviceClassName"),
+                FieldChecks::dnsSubdomain);
         SelectorChecks.selectors(run, request, path, false);
         allocationMode(run, run.string(request, "allocationMode", path), run.int64(request, "count", path), path);
         TaintChecks.tolerations(run, request, path);

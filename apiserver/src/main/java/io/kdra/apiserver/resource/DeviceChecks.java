@@ -67,7 +67,7 @@ final class DeviceChecks {
         CollectionChecks.set(run, run.items(device, "consumesCounters", path), COUNTER_CONSUMPTIONS_MAX,
                 path.child("consumesCounters"),
                 (item, itemPath) -> counterConsumption(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("counterSet"));
+                CollectionChecks.keyField("counterSet"));
         nodeSelection(run, device, path, perDeviceNodeSelection);
         run.boolPointer(device, "bindsToNode", path);
         BindingConditionChecks.bindingConditions(run, device, path);

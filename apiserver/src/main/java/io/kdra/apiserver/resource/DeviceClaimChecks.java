@@ -26,7 +26,7 @@ final class DeviceClaimChecks {
         RequestNames requestNames = RequestNames.of(devices);
         CollectionChecks.set(run, run.items(devices, "requests", path), REQUESTS_MAX, path.child("requests"),
                 (item, itemPath) -> request(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("name"));
+                CollectionChecks.keyField("name"));
         CollectionChecks.list(run, run.items(devices, "constraints", path), CONSTRAINTS_MAX,
                 path.child("constraints"),
                 (item, itemPath) -> constraint(run, run.struct(item, itemPath), itemPath, requestNames));
@@ -58,7 +58,7 @@ final class DeviceClaimChecks {
         } else if (hasFirstAvailable) {
             CollectionChecks.set(run, firstAvailable, SUBREQUESTS_MAX, path.child("firstAvailable"),
                     (item, itemPath) -> subrequest(run, run.struct(item, itemPath), itemPath),
-                    item -> item.path("name"));
+                    CollectionChecks.keyField("name"));
         } else {
             exactRequest(run, exactly, path.child("exactly"));
         }

@@ -52,11 +52,11 @@ final class ResourceSliceValidator extends KindValidator {
             ObjectNode device = run.struct(item, itemPath);
             DeviceChecks.device(run, device, oldDevice(oldSpec, device.path("name").asString("")), itemPath,
                     perDeviceNodeSelection);
-        }, item -> item.path("name"));
+        }, CollectionChecks.keyField("name"));
         CollectionChecks.set(run, counterSets == null ? List.of() : counterSets, COUNTER_SETS_MAX,
                 path.child("sharedCounters"),
                 (item, itemPath) -> counterSet(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("name"));
+                CollectionChecks.keyField("name"));
     }
 
     private static void pool(ValidationRun run, ObjectNode pool, FieldPath path) {

@@ -57,10 +57,6 @@ final class FieldErrors {
         return duplicate(path, NODES.stringNode(badValue));
     }
 
-    static FieldError notFound(FieldPath path, String badValue) {
-        return new FieldError(Type.NOT_FOUND, path.value(), NODES.stringNode(badValue), "");
-    }
-
     /** {@code field.NotSupported}: the detail lists the supported values, each quoted, in the given order. */
     static FieldError notSupported(FieldPath path, String badValue, List<String> supported) {
         String detail = supported.isEmpty()

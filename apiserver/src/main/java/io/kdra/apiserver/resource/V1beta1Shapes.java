@@ -14,7 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>a Device nests everything but its name under {@code basic};</li>
  *   <li>a ResourceSliceSpec has a plain {@code nodeName} string and {@code allNodes} bool, where v1 has pointers.</li>
  * </ul>
- * Values move unchanged; fields that neither version knows stay where they are. Where Go would drop a moved value
+ * Values move unchanged. Unknown fields inside a dissolved wrapper ({@code exactly}, {@code basic}) are dropped, as
+ * Go drops unknown fields; other fields that neither version knows stay where they are. Where Go would drop a moved value
  * when encoding it again (an empty list, an empty attribute or capacity map, a zero string or number), it is
  * dropped here too, so that the output is what kube-apiserver returns.
  */
@@ -23,6 +24,9 @@ final class V1beta1Shapes {
     /** ExactDeviceRequest's fields in v1 order; in v1beta1 they sit on the request itself. */
     private static final List<String> EXACT_REQUEST_FIELDS = List.of("deviceClassName", "selectors",
             "allocationMode", "count", "adminAccess", "tolerations", "capacity");
+    /** The exact-request fields that, unlike {@code deviceClassName}, are written only when set. */
+    private static final List<String> OPTIONAL_EXACT_REQUEST_FIELDS =
+            EXACT_REQUEST_FIELDS.subList(1, EXACT_REQUEST_FIELDS.size());
     /** Device fields other than the name, in v1 order; in v1beta1 they sit under {@code basic}. */
     private static final List<String> DEVICE_FIELDS = List.of("attributes", "capacity", "consumesCounters",
             "nodeName", "nodeSelector", "allNodes", "taints", "bindsToNode", "bindingConditions",
@@ -76,7 +80,7 @@ final class V1beta1Shapes {
         ObjectNode exactly = JsonNodes.emptyObject();
         if (exact) {
             exactly.put("deviceClassName", request.path("deviceClassName").asString(""));
-            copySetFields(request, exactly, EXACT_REQUEST_FIELDS.subList(1, EXACT_REQUEST_FIELDS.size()), Set.of());
+            copySetFields(request, exactly, OPTIONAL_EXACT_REQUEST_FIELDS, Set.of());
         }
         EXACT_REQUEST_FIELDS.forEach(request::remove);
         if (exact) {
@@ -90,7 +94,7 @@ final class V1beta1Shapes {
         ObjectNode exact = JsonNodes.objectOrEmpty(exactly);
         ObjectNode flat = JsonNodes.emptyObject();
         flat.put("deviceClassName", exact.path("deviceClassName").asString(""));
-        copySetFields(exact, flat, EXACT_REQUEST_FIELDS.subList(1, EXACT_REQUEST_FIELDS.size()), Set.of());
+        copySetFields(exact, flat, OPTIONAL_EXACT_REQUEST_FIELDS, Set.of());
         rewrite(request, flat);
     }
 

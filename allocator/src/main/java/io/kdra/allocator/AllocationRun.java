@@ -268,8 +268,9 @@ final class AllocationRun {
             throw new AllocationException(String.format(
                     "claim %s, request %s: exact count %d is too large", claimName, name, devices));
         }
-        RequestSpec spec = new RequestSpec(name, sub != null ? request.getName() : null, deviceClass, selectors, all,
-                all ? 0 : (int) Math.max(0, devices), Boolean.TRUE.equals(adminAccess), tolerations, capacity);
+        RequestSpec spec = new RequestSpec(name, sub != null ? request.getName() : null, className, deviceClass,
+                selectors, all, all ? 0 : (int) Math.max(0, devices), Boolean.TRUE.equals(adminAccess), tolerations,
+                capacity);
         if (all) {
             spec.allDevices = allDevices(claimName, spec);
             spec.numDevices = spec.allDevices.size();
@@ -291,8 +292,8 @@ final class AllocationRun {
         Map<String, CapacityInfo.Amount> requests = new LinkedHashMap<>();
         for (Map.Entry<String, Quantity> entry : capacity.getRequests().entrySet()) {
             try {
-                requests.put(entry.getKey(), new CapacityInfo.Amount(Quantities.amountOf(entry.getValue(),
-                        () -> "capacity " + entry.getKey()), entry.getValue()));
+                requests.put(entry.getKey(), new CapacityInfo.Amount(Quantities.parse(entry.getValue(),
+                        () -> "capacity " + entry.getKey())));
             } catch (IllegalArgumentException e) {
                 throw new AllocationException(
                         String.format("claim %s, request %s: %s", claimName, requestName, e.getMessage()), e);
@@ -315,7 +316,7 @@ final class AllocationRun {
                         claimName, spec.name, pool.id()));
             }
             for (SliceInfo slice : pool.deviceSlices()) {
-                for (DeviceInfo device : slice.devices) {
+                for (DeviceInfo device : slice.devices()) {
                     if (isSelectable(claimName, spec, device)
                             && (!features.consumableCapacity() || capacityFits(claimName, spec, device))) {
                         devices.add(device);
@@ -601,7 +602,7 @@ final class AllocationRun {
         if (spec.compiledClassSelectors == null) {
             spec.compiledClassSelectors = new CompiledSelector[selectors.size()];
         }
-        String owner = "class " + spec.className();
+        String owner = "class " + spec.className;
         return selectorsMatch(owner, selectors, spec.compiledClassSelectors, device);
     }
 

@@ -18,16 +18,19 @@ import java.util.function.Supplier;
  */
 record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, List<Amount> validValues, Range range) {
 
-    /** An exact amount together with the quantity it came from (null when computed). */
-    record Amount(BigDecimal value, Quantity quantity) {
+    /** An amount; results report it in Kubernetes' canonical form. */
+    record Amount(io.kdra.allocator.cel.Quantity quantity) {
+        BigDecimal value() {
+            return quantity.value();
+        }
+
         Quantity toQuantity() {
-            return quantity != null ? new Quantity(quantity.getAmount(), quantity.getFormat())
-                    : Quantities.quantityOf(value);
+            return quantity.toFabric8();
         }
     }
 
     /** validRange: min, optional max, optional step. */
-    record Range(Amount min, BigDecimal max, BigDecimal step) {}
+    record Range(Amount min, BigDecimal max, Amount step) {}
 
     static CapacityInfo of(String publishedName, DeviceCapacity capacity, Supplier<String> what) {
         Amount value = amount(capacity.getValue(), () -> what.get() + " value");
@@ -47,13 +50,13 @@ record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, Li
         Range range = null;
         CapacityRequestPolicyRange validRange = policy.getValidRange();
         if (validRange != null) {
-            Amount min = validRange.getMin() == null ? new Amount(BigDecimal.ZERO, null)
+            Amount min = validRange.getMin() == null ? new Amount(io.kdra.allocator.cel.Quantity.parse("0"))
                     : amount(validRange.getMin(), () -> what.get() + " requestPolicy.validRange.min");
             BigDecimal max = validRange.getMax() == null ? null
                     : amount(validRange.getMax(), () -> what.get() + " requestPolicy.validRange.max").value();
-            BigDecimal step = validRange.getStep() == null ? null
-                    : amount(validRange.getStep(), () -> what.get() + " requestPolicy.validRange.step").value();
-            if (step != null && step.signum() <= 0) {
+            Amount step = validRange.getStep() == null ? null
+                    : amount(validRange.getStep(), () -> what.get() + " requestPolicy.validRange.step");
+            if (step != null && step.value().signum() <= 0) {
                 throw new IllegalArgumentException(what.get() + " requestPolicy.validRange.step: must be positive");
             }
             range = new Range(min, max, step);
@@ -89,7 +92,7 @@ record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, Li
                 return true;
             }
             return range.step() != null
-                    && consumed.value().subtract(range.min().value()).remainder(range.step()).signum() != 0;
+                    && consumed.value().subtract(range.min().value()).remainder(range.step().value()).signum() != 0;
         }
         if (validValues != null) {
             for (Amount valid : validValues) {
@@ -110,12 +113,13 @@ record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, Li
             return requested;
         }
         BigDecimal steps = requested.value().subtract(range.min().value())
-                .divide(range.step(), 0, RoundingMode.CEILING);
-        BigDecimal rounded = range.min().value().add(range.step().multiply(steps));
-        return rounded.compareTo(requested.value()) == 0 ? requested : new Amount(rounded, null);
+                .divide(range.step().value(), 0, RoundingMode.CEILING);
+        BigDecimal rounded = range.min().value().add(range.step().value().multiply(steps));
+        // Upstream writes the rounded amount in the step's format.
+        return new Amount(Quantities.of(rounded, range.step().quantity().format()));
     }
 
     private static Amount amount(Quantity quantity, Supplier<String> what) {
-        return new Amount(Quantities.amountOf(quantity, what), quantity);
+        return new Amount(Quantities.parse(quantity, what));
     }
 }

@@ -19,7 +19,7 @@ final class CounterState {
         pool.counterSets().forEach((set, counters) -> remaining.put(set, new HashMap<>(counters)));
         for (List<SliceInfo> slices : List.of(pool.deviceSlices(), pool.otherSlices())) {
             for (SliceInfo slice : slices) {
-                for (DeviceInfo device : slice.devices) {
+                for (DeviceInfo device : slice.devices()) {
                     if (allocated.isAllocated(device.id)) {
                         change(device, -1);
                     }

@@ -48,7 +48,7 @@ public final class Inventory {
         boolean labelsMatter = false;
         for (ResourceSlice slice : slices) {
             SliceInfo info = new SliceInfo(slice, devices, (sliceInfo, device) -> taintsOf(rules, sliceInfo, device));
-            devices += info.devices.size();
+            devices += info.publishedDevices.size();
             byPool.computeIfAbsent(info.poolId, id -> new ArrayList<>()).add(info);
             if (info.nodeName != null) {
                 byNode.computeIfAbsent(info.nodeName, name -> new LinkedHashSet<>()).add(info.poolId);
@@ -56,7 +56,7 @@ public final class Inventory {
                 anyNode.add(info.poolId);
             }
             labelsMatter |= info.nodeSelector != null
-                    || info.devices.stream().anyMatch(device -> device.nodeSelector() != null);
+                    || info.publishedDevices.stream().anyMatch(device -> device.getNodeSelector() != null);
         }
         this.nodeLabelsMatter = labelsMatter;
         this.pools = byPool;

@@ -35,7 +35,7 @@ record NodePool(
 
     boolean hasBindingConditions() {
         for (SliceInfo slice : deviceSlices) {
-            for (DeviceInfo device : slice.devices) {
+            for (DeviceInfo device : slice.devices()) {
                 if (device.hasBindingConditions) {
                     return true;
                 }

@@ -20,7 +20,7 @@ record NodeView(List<NodePool> pools, Map<PoolId, NodePool> poolsById, DeviceInf
             byId.put(pool.id(), pool);
             if (pool.usable()) {
                 for (SliceInfo slice : pool.deviceSlices()) {
-                    usable.addAll(slice.devices);
+                    usable.addAll(slice.devices());
                 }
             }
         }

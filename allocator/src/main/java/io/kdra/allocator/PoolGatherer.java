@@ -1,6 +1,7 @@
 package io.kdra.allocator;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -101,8 +102,9 @@ final class PoolGatherer {
                 return NodeSelectors.nodeMatches(node, slice.nodeName, slice.allNodes, slice.nodeSelector);
             }
             if (slice.perDeviceNodeSelection) {
-                for (DeviceInfo device : slice.devices) {
-                    if (NodeSelectors.nodeMatches(node, device.nodeName(), device.allNodes(), device.nodeSelector())) {
+                for (Device device : slice.publishedDevices) {
+                    if (NodeSelectors.nodeMatches(node, DeviceInfo.emptyToNull(device.getNodeName()),
+                            Boolean.TRUE.equals(device.getAllNodes()), device.getNodeSelector())) {
                         return true;
                     }
                 }
@@ -120,8 +122,8 @@ final class PoolGatherer {
         List<SliceInfo> sorted = new ArrayList<>(slices);
         sorted.sort(Comparator.comparing(slice -> slice.name));
         for (SliceInfo slice : sorted) {
-            if (slice.invalidReason != null) {
-                return NodePool.invalid(id, slice.invalidReason);
+            if (slice.invalidReason() != null) {
+                return NodePool.invalid(id, slice.invalidReason());
             }
         }
         List<SliceInfo> deviceSlices = new ArrayList<>();
@@ -138,7 +140,7 @@ final class PoolGatherer {
         }
         Map<String, Map<String, BigDecimal>> counterSets = new HashMap<>();
         for (SliceInfo slice : counterSlices) {
-            for (SliceInfo.CounterSetInfo set : slice.counterSets) {
+            for (SliceInfo.CounterSetInfo set : slice.counterSets()) {
                 if (counterSets.putIfAbsent(set.name(), set.counters()) != null) {
                     return NodePool.invalid(id, "duplicate counter set name " + set.name());
                 }
@@ -154,8 +156,8 @@ final class PoolGatherer {
             seen.addAll(slices);
             for (SliceInfo slice : allAtGeneration) {
                 if (!seen.contains(slice)) {
-                    if (slice.invalidReason != null) {
-                        return NodePool.invalid(id, slice.invalidReason);
+                    if (slice.invalidReason() != null) {
+                        return NodePool.invalid(id, slice.invalidReason());
                     }
                     otherSlices.add(slice);
                 }
@@ -171,7 +173,7 @@ final class PoolGatherer {
     private static String duplicateDeviceName(List<SliceInfo> slices) {
         Set<String> names = new HashSet<>();
         for (SliceInfo slice : slices) {
-            for (DeviceInfo device : slice.devices) {
+            for (DeviceInfo device : slice.devices()) {
                 if (!names.add(device.id.device())) {
                     return device.id.device();
                 }
@@ -182,7 +184,7 @@ final class PoolGatherer {
 
     private static String unknownCounter(Map<String, Map<String, BigDecimal>> counterSets, List<SliceInfo> slices) {
         for (SliceInfo slice : slices) {
-            for (DeviceInfo device : slice.devices) {
+            for (DeviceInfo device : slice.devices()) {
                 for (CounterUse use : device.counterUses) {
                     Map<String, BigDecimal> set = counterSets.get(use.counterSet());
                     if (set == null) {

@@ -1,34 +1,42 @@
 package io.kdra.allocator;
 
-import io.fabric8.kubernetes.api.model.Quantity;
+import io.kdra.allocator.cel.Quantity;
 import java.math.BigDecimal;
 import java.util.function.Supplier;
 
-/** Quantity arithmetic on exact decimals. */
+/** Quantities from the API objects, parsed as Kubernetes parses them. */
 final class Quantities {
 
     private Quantities() {}
 
     /**
-     * The exact value of a quantity.
+     * Parses a model quantity.
      *
      * @param what names the quantity for the error message
      * @throws IllegalArgumentException when the quantity is missing or malformed
      */
-    static BigDecimal amountOf(Quantity quantity, Supplier<String> what) {
+    static Quantity parse(io.fabric8.kubernetes.api.model.Quantity quantity, Supplier<String> what) {
         if (quantity == null || quantity.getAmount() == null) {
             throw new IllegalArgumentException(what.get() + ": quantity is missing");
         }
         try {
-            return quantity.getNumericalAmount();
-        } catch (RuntimeException e) {
+            return Quantity.fromFabric8(quantity);
+        } catch (NumberFormatException e) {
             throw new IllegalArgumentException(
                     what.get() + ": invalid quantity \"" + quantity + "\": " + e.getMessage(), e);
         }
     }
 
-    /** A quantity for a computed amount, written as a plain number. */
-    static Quantity quantityOf(BigDecimal amount) {
-        return new Quantity(amount.stripTrailingZeros().toPlainString());
+    static BigDecimal amountOf(io.fabric8.kubernetes.api.model.Quantity quantity, Supplier<String> what) {
+        return parse(quantity, what).value();
+    }
+
+    /** A computed amount in the given format, as upstream's NewQuantity for whole numbers. */
+    static Quantity of(BigDecimal amount, Quantity.Format format) {
+        try {
+            return Quantity.of(amount.longValueExact(), format);
+        } catch (ArithmeticException notAWholeLong) {
+            return Quantity.parse(amount.toPlainString());
+        }
     }
 }

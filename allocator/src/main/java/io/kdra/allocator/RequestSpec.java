@@ -18,6 +18,7 @@ final class RequestSpec {
     /** {@code req} or {@code req/sub}, as results and configs name it. */
     final String resultName;
 
+    final String className;
     final DeviceClass deviceClass;
     final List<DeviceSelector> selectors;
     final boolean allDevicesMode;
@@ -40,12 +41,13 @@ final class RequestSpec {
     CompiledSelector[] compiledClassSelectors;
     CompiledSelector[] compiledSelectors;
 
-    RequestSpec(String name, String parentName, DeviceClass deviceClass, List<DeviceSelector> selectors,
-            boolean allDevicesMode, int count, boolean adminAccess, List<DeviceToleration> tolerations,
-            Map<String, CapacityInfo.Amount> capacityRequests) {
+    RequestSpec(String name, String parentName, String className, DeviceClass deviceClass,
+            List<DeviceSelector> selectors, boolean allDevicesMode, int count, boolean adminAccess,
+            List<DeviceToleration> tolerations, Map<String, CapacityInfo.Amount> capacityRequests) {
         this.name = name;
         this.parentName = parentName;
         this.resultName = parentName == null ? name : parentName + "/" + name;
+        this.className = className;
         this.deviceClass = deviceClass;
         this.selectors = selectors;
         this.allDevicesMode = allDevicesMode;
@@ -57,9 +59,5 @@ final class RequestSpec {
 
     List<DeviceSelector> classSelectors() {
         return deviceClass.getSpec() == null ? List.of() : DeviceInfo.orEmpty(deviceClass.getSpec().getSelectors());
-    }
-
-    String className() {
-        return deviceClass.getMetadata().getName();
     }
 }

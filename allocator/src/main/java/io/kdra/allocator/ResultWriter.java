@@ -99,7 +99,7 @@ final class ResultWriter {
         Map<String, int[]> classConfigRanges = new HashMap<>();
         for (AllocationRun.RequestPlan request : plan.requests) {
             RequestSpec spec = request.selectedSpec();
-            int[] range = classConfigRanges.get(spec.className());
+            int[] range = classConfigRanges.get(spec.className);
             if (range != null) {
                 for (int i = range[0]; i < range[1]; i++) {
                     configs.get(i).getRequests().add(spec.resultName);
@@ -112,7 +112,7 @@ final class ResultWriter {
                     configs.add(config(FROM_CLASS, new ArrayList<>(List.of(spec.resultName)), config.getOpaque()));
                 }
             }
-            classConfigRanges.put(spec.className(), new int[] {start, configs.size()});
+            classConfigRanges.put(spec.className, new int[] {start, configs.size()});
         }
         List<DeviceClaimConfiguration> claimConfigs = plan.claim.getSpec() == null
                 || plan.claim.getSpec().getDevices() == null

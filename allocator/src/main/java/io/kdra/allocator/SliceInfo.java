@@ -34,10 +34,18 @@ final class SliceInfo {
     final boolean perDeviceNodeSelectionSet;
 
     final boolean perDeviceNodeSelection;
-    final List<CounterSetInfo> counterSets;
-    final List<DeviceInfo> devices;
-    /** Why the slice's pool cannot be used (a malformed quantity), or null. */
-    final String invalidReason;
+    /** The slice's devices as published, for checks that need no preparation. */
+    final List<Device> publishedDevices;
+
+    private final boolean hasCounterSets;
+    private final ResourceSliceSpec spec;
+    private final int firstIndex;
+    private final BiFunction<SliceInfo, Device, List<DeviceTaint>> ruleTaints;
+    /** Devices and counters are prepared when a node first needs the slice. */
+    private volatile Prepared prepared;
+
+    /** The slice's counter sets and devices, or why they cannot be used. */
+    private record Prepared(List<CounterSetInfo> counterSets, List<DeviceInfo> devices, String invalidReason) {}
 
     /**
      * @param firstIndex inventory index of the first device
@@ -45,7 +53,7 @@ final class SliceInfo {
      * @throws IllegalArgumentException when the slice lacks its driver or pool
      */
     SliceInfo(ResourceSlice slice, int firstIndex, BiFunction<SliceInfo, Device, List<DeviceTaint>> ruleTaints) {
-        ResourceSliceSpec spec = slice.getSpec();
+        this.spec = slice.getSpec();
         this.name = slice.getMetadata() == null || slice.getMetadata().getName() == null
                 ? "" : slice.getMetadata().getName();
         if (spec == null || spec.getDriver() == null || spec.getDriver().isEmpty()) {
@@ -68,28 +76,57 @@ final class SliceInfo {
         this.nodeSelector = spec.getNodeSelector();
         this.perDeviceNodeSelectionSet = spec.getPerDeviceNodeSelection() != null;
         this.perDeviceNodeSelection = Boolean.TRUE.equals(spec.getPerDeviceNodeSelection());
+        this.publishedDevices = DeviceInfo.orEmpty(spec.getDevices());
+        this.hasCounterSets = !DeviceInfo.orEmpty(spec.getSharedCounters()).isEmpty();
+        this.firstIndex = firstIndex;
+        this.ruleTaints = ruleTaints;
+    }
 
-        String invalid = null;
+    boolean hasCounterSets() {
+        return hasCounterSets;
+    }
+
+    List<CounterSetInfo> counterSets() {
+        return prepared().counterSets();
+    }
+
+    List<DeviceInfo> devices() {
+        return prepared().devices();
+    }
+
+    /** Why the slice's pool cannot be used (a malformed quantity), or null. */
+    String invalidReason() {
+        return prepared().invalidReason();
+    }
+
+    private Prepared prepared() {
+        Prepared result = prepared;
+        if (result == null) {
+            synchronized (this) {
+                result = prepared;
+                if (result == null) {
+                    result = prepare();
+                    prepared = result;
+                }
+            }
+        }
+        return result;
+    }
+
+    private Prepared prepare() {
         List<CounterSetInfo> sets = new ArrayList<>();
-        List<DeviceInfo> prepared = new ArrayList<>();
+        List<DeviceInfo> devices = new ArrayList<>();
         try {
             for (CounterSet set : DeviceInfo.orEmpty(spec.getSharedCounters())) {
                 sets.add(counterSetOf(set));
             }
-            for (Device device : DeviceInfo.orEmpty(spec.getDevices())) {
-                prepared.add(new DeviceInfo(firstIndex + prepared.size(), this, device, ruleTaints.apply(this, device)));
+            for (Device device : publishedDevices) {
+                devices.add(new DeviceInfo(firstIndex + devices.size(), this, device, ruleTaints.apply(this, device)));
             }
         } catch (IllegalArgumentException e) {
-            invalid = "ResourceSlice " + name + ": " + e.getMessage();
-            prepared.clear();
+            return new Prepared(List.of(), List.of(), "ResourceSlice " + name + ": " + e.getMessage());
         }
-        this.counterSets = List.copyOf(sets);
-        this.devices = List.copyOf(prepared);
-        this.invalidReason = invalid;
-    }
-
-    boolean hasCounterSets() {
-        return !counterSets.isEmpty();
+        return new Prepared(List.copyOf(sets), List.copyOf(devices), null);
     }
 
     private CounterSetInfo counterSetOf(CounterSet set) {

@@ -91,6 +91,9 @@ public final class StructuredAllocator {
         }
         Map<String, DeviceClass> classes = new HashMap<>();
         for (DeviceClass deviceClass : input.classes()) {
+            if (deviceClass.getMetadata() == null || deviceClass.getMetadata().getName() == null) {
+                throw new AllocationException("DeviceClass without metadata.name");
+            }
             classes.put(deviceClass.getMetadata().getName(), deviceClass);
         }
         return allocate(input.claims(), input.node(), inventory, classes, input.allocated());

@@ -326,12 +326,15 @@ class AllocationRulesTest {
                         () -> shareable(capacityWithPolicy("10Gi").withNewRequestPolicy().withNewValidRange()
                                 .withMin(new Quantity("1Gi")).withStep(new Quantity("1Gi")).endValidRange()
                                 .endRequestPolicy().build()).claims(capacityClaim("c", "1500Mi")),
-                        "r=p1/d0 shared {memory=2147483648}"),
+                        "r=p1/d0 shared {memory=2Gi}"),
                 new Case("validRange raises a small request to the minimum",
                         () -> shareable(capacityWithPolicy("10Gi").withNewRequestPolicy().withNewValidRange()
                                 .withMin(new Quantity("1Gi")).endValidRange().endRequestPolicy().build())
                                 .claims(capacityClaim("c", "1Mi")),
                         "r=p1/d0 shared {memory=1Gi}"),
+                new Case("consumed capacity is reported in canonical form",
+                        () -> shareable(capacity("10Gi")).claims(capacityClaim("c", "1.5Gi")),
+                        "r=p1/d0 shared {memory=1536Mi}"),
                 new Case("a request above validRange.max does not fit",
                         () -> shareable(capacityWithPolicy("10Gi").withNewRequestPolicy().withNewValidRange()
                                 .withMin(new Quantity("1Gi")).withMax(new Quantity("4Gi")).endValidRange()
@@ -405,15 +408,27 @@ class AllocationRulesTest {
                         () -> models("T1", "T2").claims(claim("c", request("r", exactly("gpu").withSelectors(
                                 selectors("device.attributes[\"test.example.com\"].model == \"T2\""))))),
                         "r=p1/d1"),
+                new Case("selectors compare attributes and capacities in the Kubernetes CEL environment",
+                        () -> new Scenario().slices(slice("s1", "p1", NODE).editSpec()
+                                        .addToDevices(device("d0").addToAttributes("model", str("T1"))
+                                                .addToCapacity("memory", capacity("4Gi")).build())
+                                        .addToDevices(device("d1").addToAttributes("model", str("T1"))
+                                                .addToCapacity("memory", capacity("16Gi")).build()).endSpec())
+                                .claims(claim("c", request("r", exactly("gpu").withSelectors(selectors(
+                                        "device.attributes[\"test.example.com\"].model == \"T1\" && device.capacity["
+                                                + "\"test.example.com\"].memory.compareTo(quantity(\"8Gi\")) >= 0"))))),
+                        "r=p1/d1"),
                 new Case("a CEL runtime error in a class selector aborts the allocation",
                         () -> models("T1").classes(deviceClass("broken",
                                         "device.attributes[\"test.example.com\"].missing == 1"))
                                 .claims(claim("c", exact("r", "broken", 1))),
-                        "error: class broken: selector #0 on device test.example.com/p1/d0: CEL runtime error:..."),
+                        "error: class broken: selector #0 on device test.example.com/p1/d0: CEL runtime error: no such"
+                                + " key: missing"),
                 new Case("a CEL runtime error in a request selector aborts the allocation",
                         () -> models("T1").claims(claim("c", request("r", exactly("gpu").withSelectors(
                                 selectors("device.attributes[\"test.example.com\"].missing == 1"))))),
-                        "error: claim ns/c: selector #0 on device test.example.com/p1/d0: CEL runtime error:..."),
+                        "error: claim ns/c: selector #0 on device test.example.com/p1/d0: CEL runtime error: no such"
+                                + " key: missing"),
                 new Case("an expression that does not compile is an error",
                         () -> models("T1").classes(deviceClass("bad", "device.driver ==")).claims(claim("c",
                                 exact("r", "bad", 1))),

@@ -31,7 +31,7 @@ class AllocatorPropertiesTest {
     private static final AllocatorFeatures FEATURES =
             AllocatorFeatures.KUBERNETES_1_34.withGate("DRAPartitionableDevices", true);
 
-    private final StructuredAllocator allocator = new StructuredAllocator(new TestSelectorCompiler(), FEATURES);
+    private final StructuredAllocator allocator = new StructuredAllocator(Selectors.compilerFor(FEATURES), FEATURES);
 
     @TestFactory
     Stream<DynamicTest> aSequenceOfPodsNeverSharesADeviceAndEveryResultFollowsTheRules() {

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /** Inventory preparation, caching, bad slices and the allocated-state helpers. */
 class InventoryTest {
 
-    private final TestSelectorCompiler compiler = new TestSelectorCompiler();
+    private final Selectors.Counting compiler = new Selectors.Counting();
     private final StructuredAllocator allocator = new StructuredAllocator(compiler, AllocatorFeatures.ALL);
 
     @Test

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
-import io.kdra.allocator.cel.SelectorCompiler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
@@ -71,11 +70,7 @@ final class Scenario {
     }
 
     AllocationOutcome allocate() throws AllocationException {
-        return allocate(new TestSelectorCompiler());
-    }
-
-    AllocationOutcome allocate(SelectorCompiler compiler) throws AllocationException {
-        return new StructuredAllocator(compiler, features)
+        return new StructuredAllocator(Selectors.compilerFor(features), features)
                 .allocate(new AllocationInput(claims, node, slices, classes, taintRules, allocated));
     }
 

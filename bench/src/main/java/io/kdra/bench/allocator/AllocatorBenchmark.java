@@ -2,16 +2,20 @@ package io.kdra.bench.allocator;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Counter;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.kdra.allocator.AllocationException;
 import io.kdra.allocator.AllocationOutcome;
 import io.kdra.allocator.AllocatorFeatures;
 import io.kdra.allocator.StructuredAllocator;
-import io.kdra.allocator.cel.SelectorCompileException;
+import io.kdra.allocator.cel.CelSelectorCompiler;
 import io.kdra.allocator.cel.SelectorCompiler;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,14 +37,14 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class AllocatorBenchmark {
 
-    /** These workloads use no selectors, so nothing is ever compiled. */
-    private static final SelectorCompiler NO_SELECTORS = expression -> {
-        throw new SelectorCompileException("this benchmark has no selectors: " + expression);
-    };
+    private static final SelectorCompiler CEL = CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults());
 
-    private static final DeviceClass PLAIN_CLASS =
-            new DeviceClassBuilder().withNewMetadata().withName("test-class").endMetadata().withNewSpec().endSpec()
-                    .build();
+    /** scheduler_perf's DeviceClass: every device of the test driver. */
+    private static final DeviceClass DRIVER_CLASS = new DeviceClassBuilder()
+            .withNewMetadata().withName("test-class").endMetadata()
+            .withNewSpec().addNewSelector().withNewCel("device.driver == \"" + BenchCluster.DRIVER + "\"")
+            .endSelector().endSpec()
+            .build();
 
     /** (a) 500 nodes with 10 node-local devices each; every pod claims one device. */
     @State(Scope.Thread)
@@ -57,8 +61,44 @@ public class AllocatorBenchmark {
                 }
                 slices.add(slice.build());
             }
-            cluster = new BenchCluster(new StructuredAllocator(NO_SELECTORS, AllocatorFeatures.KUBERNETES_1_34),
-                    slices, 500, List.of(PLAIN_CLASS), List.of(BenchCluster.claim("claim", "test-class", 1)));
+            cluster = new BenchCluster(new StructuredAllocator(CEL, AllocatorFeatures.KUBERNETES_1_34),
+                    slices, 500, List.of(DRIVER_CLASS), List.of(BenchCluster.claim("claim", "test-class", 1)));
+        }
+    }
+
+    /**
+     * (b) 100 nodes with 8 devices each, which differ in model, index, driver version and memory; every pod claims
+     * one device whose model and memory a CEL selector checks, so only half of the devices qualify.
+     */
+    @State(Scope.Thread)
+    public static class CelSelectors {
+        static final String SELECTOR = "device.attributes[\"" + BenchCluster.DRIVER + "\"].model == \"A100\""
+                + " && device.attributes[\"" + BenchCluster.DRIVER + "\"].driverVersion.isGreaterThan("
+                + "semver(\"1.0.0\")) && device.capacity[\"" + BenchCluster.DRIVER + "\"].memory.compareTo("
+                + "quantity(\"40Gi\")) >= 0";
+
+        BenchCluster cluster;
+
+        @Setup
+        public void setUp() {
+            List<ResourceSlice> slices = new ArrayList<>();
+            for (int n = 0; n < 100; n++) {
+                ResourceSliceBuilder slice = nodeSlice(n, "pool", 1);
+                for (int d = 0; d < 8; d++) {
+                    slice.editSpec().addToDevices(new DeviceBuilder().withName("device-" + d)
+                            .addToAttributes("model", new DeviceAttributeBuilder()
+                                    .withString(d % 2 == 0 ? "A100" : "T4").build())
+                            .addToAttributes("index", new DeviceAttributeBuilder().withInt((long) d).build())
+                            .addToAttributes("driverVersion", new DeviceAttributeBuilder().withVersion("1.2." + d)
+                                    .build())
+                            .addToCapacity("memory", new DeviceCapacityBuilder()
+                                    .withValue(new Quantity(d % 4 == 0 ? "80Gi" : "40Gi")).build())
+                            .build()).endSpec();
+                }
+                slices.add(slice.build());
+            }
+            cluster = new BenchCluster(new StructuredAllocator(CEL, AllocatorFeatures.KUBERNETES_1_34),
+                    slices, 100, List.of(DRIVER_CLASS), List.of(BenchCluster.claim("claim", "test-class", 1, SELECTOR)));
         }
     }
 
@@ -93,12 +133,12 @@ public class AllocatorBenchmark {
                     slices.add(partitions.build());
                 }
             }
-            cluster = new BenchCluster(new StructuredAllocator(NO_SELECTORS,
+            cluster = new BenchCluster(new StructuredAllocator(CEL,
                     AllocatorFeatures.KUBERNETES_1_34.withGate("DRAPartitionableDevices", true)),
-                    slices, 100, List.of(PLAIN_CLASS), List.of(BenchCluster.claim("claim", "test-class", 1)));
+                    slices, 100, List.of(DRIVER_CLASS), List.of(BenchCluster.claim("claim", "test-class", 1)));
         }
 
-        private static io.fabric8.kubernetes.api.model.resource.v1.Device partition(String name, int units) {
+        private static Device partition(String name, int units) {
             return new DeviceBuilder().withName(name).addNewConsumesCounter().withCounterSet("memory")
                     .withCounters(Map.of("units", new Counter(new Quantity(String.valueOf(units)))))
                     .endConsumesCounter().build();
@@ -107,6 +147,18 @@ public class AllocatorBenchmark {
 
     @Benchmark
     public AllocationOutcome oneDeviceClaims500Nodes(OneDeviceClaims state) throws AllocationException {
+        return state.cluster.allocateNext();
+    }
+
+    @Benchmark
+    public AllocationOutcome celSelectors100Nodes(CelSelectors state) throws AllocationException {
+        return state.cluster.allocateNext();
+    }
+
+    /** (b) with the inventory prepared anew before each allocation, so every selector really runs. */
+    @Benchmark
+    public AllocationOutcome celSelectors100NodesFreshInventory(CelSelectors state) throws AllocationException {
+        state.cluster.refreshInventory();
         return state.cluster.allocateNext();
     }
 

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelectorBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -14,6 +16,8 @@ import io.kdra.allocator.AllocationOutcome;
 import io.kdra.allocator.DeviceId;
 import io.kdra.allocator.Inventory;
 import io.kdra.allocator.StructuredAllocator;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +33,8 @@ final class BenchCluster {
     static final String DRIVER = "test-driver.cdi.k8s.io";
 
     private final StructuredAllocator allocator;
-    private final Inventory inventory;
+    private final List<ResourceSlice> slices;
+    private Inventory inventory;
     private final Node[] nodes;
     private final Map<String, DeviceClass> classes;
     private final List<ResourceClaim> claims;
@@ -41,12 +46,13 @@ final class BenchCluster {
     BenchCluster(StructuredAllocator allocator, List<ResourceSlice> slices, int nodeCount,
             List<DeviceClass> deviceClasses, List<ResourceClaim> podClaims) {
         this.allocator = allocator;
+        this.slices = List.copyOf(slices);
         this.inventory = allocator.inventory(slices, List.of());
         this.nodes = new Node[nodeCount];
         for (int i = 0; i < nodeCount; i++) {
             nodes[i] = new NodeBuilder().withNewMetadata().withName(nodeName(i)).endMetadata().build();
         }
-        this.classes = new java.util.HashMap<>();
+        this.classes = new HashMap<>();
         for (DeviceClass deviceClass : deviceClasses) {
             classes.put(deviceClass.getMetadata().getName(), deviceClass);
         }
@@ -57,12 +63,26 @@ final class BenchCluster {
         return "node-" + index;
     }
 
-    static ResourceClaim claim(String name, String className, long count) {
+    /** A claim for {@code count} devices of the class that pass the CEL {@code selectors}. */
+    static ResourceClaim claim(String name, String className, long count, String... selectors) {
+        List<DeviceSelector> celSelectors = new ArrayList<>();
+        for (String selector : selectors) {
+            celSelectors.add(new DeviceSelectorBuilder().withNewCel(selector).build());
+        }
         return new ResourceClaimBuilder()
                 .withNewMetadata().withNamespace("bench").withName(name).withUid("uid-" + name).endMetadata()
                 .withNewSpec().withNewDevices().addNewRequest().withName("req-0").withNewExactly()
-                .withDeviceClassName(className).withCount(count).endExactly().endRequest().endDevices().endSpec()
+                .withDeviceClassName(className).withCount(count).withSelectors(celSelectors).endExactly()
+                .endRequest().endDevices().endSpec()
                 .build();
+    }
+
+    /**
+     * Prepares the inventory again, as after any ResourceSlice change, so that selectors run on the devices anew
+     * instead of coming from the inventory's cache.
+     */
+    void refreshInventory() {
+        inventory = allocator.inventory(slices, List.of());
     }
 
     /** Allocates the pod's claims on the next node and takes the devices. */

@@ -2,23 +2,9 @@ package io.kdra.apiserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class ValidationTest {
-
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class ValidationTest extends ServerTestBase {
 
     @Test
     void objectNamesFollowTheKindsFormat() {

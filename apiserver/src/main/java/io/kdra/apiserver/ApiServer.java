@@ -71,9 +71,14 @@ public final class ApiServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** Binds the port and starts the controllers (garbage collector, namespace finalizer, quota status). */
+    /**
+     * Creates the namespaces every cluster has ({@code default}, {@code kube-system}, {@code kube-public},
+     * {@code kube-node-lease}), starts the controllers (garbage collector, namespace finalizer, quota status) and
+     * binds the port.
+     */
     public ApiServer start() {
         controllers.start();
+        SystemNamespaces.create(registry);
         port = http.start();
         LOG.info("kdra API server listening on {}", url());
         return this;

@@ -50,7 +50,11 @@ final class ServerCertificate {
                 new GeneralName(GeneralName.dNSName, "localhost")}));
             X509CertificateHolder holder =
                     builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate()));
-            return new ServerCertificate(pem(holder), pem(keys.getPrivate()));
+            String key = "-----BEGIN PRIVATE KEY-----\n"
+                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+                            .encodeToString(keys.getPrivate().getEncoded())
+                    + "\n-----END PRIVATE KEY-----\n";
+            return new ServerCertificate(pem(holder), key);
         } catch (GeneralSecurityException | OperatorCreationException | IOException e) {
             throw new IllegalStateException("cannot generate the API server's TLS certificate: " + e.getMessage(), e);
         }

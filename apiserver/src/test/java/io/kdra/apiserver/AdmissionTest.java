@@ -19,23 +19,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class AdmissionTest {
-
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class AdmissionTest extends ServerTestBase {
 
     @Test
     void adminAccessNeedsTheNamespaceLabel() {

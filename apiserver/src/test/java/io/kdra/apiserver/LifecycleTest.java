@@ -11,25 +11,11 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class LifecycleTest {
+class LifecycleTest extends ServerTestBase {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
-
     @Test
     void finalizersKeepADeletedObjectUntilRemoved() {
         String ns = fixture.namespace();

@@ -31,6 +31,8 @@ final class ServerFixture implements AutoCloseable {
 
     KubernetesClient clientFor(String token) {
         Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
+                .withCaCertData(server.caCertificatePem() == null ? null : java.util.Base64.getEncoder()
+                        .encodeToString(server.caCertificatePem().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
                 .withRequestRetryBackoffLimit(0).withNamespace("default").build();
         return new KubernetesClientBuilder().withConfig(config).build();
     }

@@ -3,12 +3,15 @@ package io.kdra.allocator.cel;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /** A selector planned by {@link DraCelEnvironment}; evaluation is bounded by the cost budget. Thread-safe. */
 final class CelCompiledSelector implements CompiledSelector {
+
+    private static final Map<Class<?>, String> TYPE_NAMES = typeNames();
 
     private final String expression;
     private final CelRuntime.Program program;
@@ -18,6 +21,19 @@ final class CelCompiledSelector implements CompiledSelector {
         this.expression = expression;
         this.program = program;
         this.options = options;
+    }
+
+    private static Map<Class<?>, String> typeNames() {
+        Map<Class<?>, String> names = new LinkedHashMap<>();
+        names.put(Long.class, "int");
+        names.put(Double.class, "double");
+        names.put(String.class, "string");
+        names.put(List.class, "list");
+        names.put(Map.class, "map");
+        names.put(Optional.class, "optional_type");
+        names.put(Quantity.class, QuantityLibrary.TYPE.name());
+        names.put(Semver.class, SemverLibrary.TYPE.name());
+        return names;
     }
 
     @Override
@@ -44,31 +60,11 @@ final class CelCompiledSelector implements CompiledSelector {
 
     /** The CEL type name of a runtime value, as cel-go prints it. */
     private static String celTypeName(Object value) {
-        if (value instanceof Long) {
-            return "int";
-        }
-        if (value instanceof Double) {
-            return "double";
-        }
-        if (value instanceof String) {
-            return "string";
-        }
-        if (value instanceof List) {
-            return "list";
-        }
-        if (value instanceof Map) {
-            return "map";
-        }
-        if (value instanceof Optional) {
-            return "optional_type";
-        }
-        if (value instanceof Quantity) {
-            return QuantityLibrary.TYPE.name();
-        }
-        if (value instanceof Semver) {
-            return SemverLibrary.TYPE.name();
-        }
-        return value == null ? "null_type" : value.getClass().getSimpleName();
+        return TYPE_NAMES.entrySet().stream()
+                .filter(type -> type.getKey().isInstance(value))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(value == null ? "null_type" : value.getClass().getSimpleName());
     }
 
     @Override

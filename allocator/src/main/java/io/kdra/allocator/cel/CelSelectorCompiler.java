@@ -77,12 +77,16 @@ public final class CelSelectorCompiler implements SelectorCompiler {
     }
 
     /**
-     * @throws SelectorCompileException {@code Too long: may not be more than 10240 bytes}; {@code compilation failed:
-     *     ERROR: <input>:1:8: ...} for syntax and type errors; {@code must evaluate to bool or the unknown type, not
-     *     ...}; {@code program instantiation failed: ...} for an invalid literal {@code find}/{@code findAll} pattern
+     * @throws SelectorCompileException {@code Required value: expression} for null; {@code Too long: may not be more
+     *     than 10240 bytes}; {@code compilation failed: ERROR: <input>:1:8: ...} for syntax and type errors;
+     *     {@code must evaluate to bool or the unknown type, not ...}; {@code program instantiation failed: ...} for an
+     *     invalid literal {@code find}/{@code findAll} pattern
      */
     @Override
     public CompiledSelector compile(String expression) throws SelectorCompileException {
+        if (expression == null) {
+            throw new SelectorCompileException("Required value: expression");
+        }
         if (expression.getBytes(StandardCharsets.UTF_8).length > MAX_EXPRESSION_LENGTH) {
             throw new SelectorCompileException("Too long: may not be more than " + MAX_EXPRESSION_LENGTH + " bytes");
         }

@@ -64,7 +64,7 @@ public final class Quantity implements Comparable<Quantity> {
 
     /** A whole number in the given format, like upstream's {@code NewQuantity}. */
     public static Quantity of(long value, Format format) {
-        return QuantityParser.ofLong(value, format);
+        return new Quantity(BigDecimal.valueOf(value), true, format, null);
     }
 
     /** The fabric8 model form of {@link #toString()}. */
@@ -152,9 +152,10 @@ public final class Quantity implements Comparable<Quantity> {
         }
     }
 
+    /** value × 10^exponent; overflow throws within 19 steps, and zero stays zero without looping. */
     private static long timesPowerOfTen(long value, long exponent) {
         long result = value;
-        for (long i = 0; i < exponent; i++) {
+        for (long i = 0; i < exponent && result != 0; i++) {
             result = Math.multiplyExact(result, 10);
         }
         return result;

@@ -31,12 +31,6 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                         newGlobalOverload("is_quantity_string", SimpleType.BOOL, SimpleType.STRING)),
                 newFunctionDeclaration("sign",
                         newGlobalOverload("quantity_sign", SimpleType.INT, TYPE)),
-                newFunctionDeclaration("isGreaterThan",
-                        newMemberOverload("quantity_is_greater_than", SimpleType.BOOL, TYPE, TYPE)),
-                newFunctionDeclaration("isLessThan",
-                        newMemberOverload("quantity_is_less_than", SimpleType.BOOL, TYPE, TYPE)),
-                newFunctionDeclaration("compareTo",
-                        newMemberOverload("quantity_compare_to", SimpleType.INT, TYPE, TYPE)),
                 newFunctionDeclaration("asApproximateFloat",
                         newMemberOverload("quantity_get_float", SimpleType.DOUBLE, TYPE)),
                 newFunctionDeclaration("asInteger",
@@ -49,6 +43,7 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                 newFunctionDeclaration("sub",
                         newMemberOverload("quantity_sub", TYPE, TYPE, TYPE),
                         newMemberOverload("quantity_sub_int", TYPE, TYPE, SimpleType.INT)));
+        checker.addFunctionDeclarations(ComparisonFunctions.declarations("quantity", TYPE));
     }
 
     @Override
@@ -57,12 +52,6 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                 CelFunctionBinding.from("string_to_quantity", String.class, QuantityLibrary::parse),
                 CelFunctionBinding.from("is_quantity_string", String.class, QuantityLibrary::isQuantity),
                 CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.signum()),
-                CelFunctionBinding.from("quantity_is_greater_than", Quantity.class, Quantity.class,
-                        (a, b) -> a.compareTo(b) > 0),
-                CelFunctionBinding.from("quantity_is_less_than", Quantity.class, Quantity.class,
-                        (a, b) -> a.compareTo(b) < 0),
-                CelFunctionBinding.from("quantity_compare_to", Quantity.class, Quantity.class,
-                        (a, b) -> (long) Integer.signum(a.compareTo(b))),
                 CelFunctionBinding.from("quantity_get_float", Quantity.class, Quantity::approximateDouble),
                 CelFunctionBinding.from("quantity_get_int", Quantity.class, q -> q.asLong().orElseThrow(
                         () -> new LibraryFunctionException("cannot convert value to integer"))),
@@ -75,6 +64,7 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                         (a, b) -> arithmetic(Quantity::subtract, a, b)),
                 CelFunctionBinding.from("quantity_sub_int", Quantity.class, Long.class,
                         (a, b) -> arithmetic(Quantity::subtract, a, Quantity.of(b, Format.DECIMAL_EXPONENT))));
+        runtime.addFunctionBindings(ComparisonFunctions.bindings("quantity", Quantity.class));
     }
 
     private static Quantity parse(String text) {

@@ -11,10 +11,10 @@ import java.math.RoundingMode;
  */
 final class QuantityParser {
 
-    static final String FORMAT_WRONG =
+    private static final String FORMAT_WRONG =
             "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-    static final String NUMERIC = "unable to parse numeric part of quantity";
-    static final String SUFFIX = "unable to parse quantity's suffix";
+    private static final String NUMERIC = "unable to parse numeric part of quantity";
+    private static final String SUFFIX = "unable to parse quantity's suffix";
 
     private static final String SUFFIX_CHARACTERS = "eEinumkKMGTP";
     /** Decimal digits that always fit a signed 64-bit integer. */
@@ -228,10 +228,5 @@ final class QuantityParser {
             throw new NumberFormatException(NUMERIC);
         }
         return amount.setScale(NANO_SCALE, RoundingMode.UP);
-    }
-
-    /** Exposed for {@link Quantity#of}: a value of the integer form, scale 0. */
-    static Quantity ofLong(long value, Format format) {
-        return new Quantity(BigDecimal.valueOf(value), true, format, null);
     }
 }

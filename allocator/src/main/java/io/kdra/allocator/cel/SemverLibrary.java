@@ -30,15 +30,10 @@ final class SemverLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                         newGlobalOverload("is_semver_string", SimpleType.BOOL, SimpleType.STRING),
                         newGlobalOverload("is_semver_string_bool", SimpleType.BOOL, SimpleType.STRING,
                                 SimpleType.BOOL)),
-                newFunctionDeclaration("isGreaterThan",
-                        newMemberOverload("semver_is_greater_than", SimpleType.BOOL, TYPE, TYPE)),
-                newFunctionDeclaration("isLessThan",
-                        newMemberOverload("semver_is_less_than", SimpleType.BOOL, TYPE, TYPE)),
-                newFunctionDeclaration("compareTo",
-                        newMemberOverload("semver_compare_to", SimpleType.INT, TYPE, TYPE)),
                 newFunctionDeclaration("major", newMemberOverload("semver_major", SimpleType.INT, TYPE)),
                 newFunctionDeclaration("minor", newMemberOverload("semver_minor", SimpleType.INT, TYPE)),
                 newFunctionDeclaration("patch", newMemberOverload("semver_patch", SimpleType.INT, TYPE)));
+        checker.addFunctionDeclarations(ComparisonFunctions.declarations("semver", TYPE));
     }
 
     @Override
@@ -49,15 +44,10 @@ final class SemverLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                 CelFunctionBinding.from("is_semver_string", String.class, text -> isSemver(text, false)),
                 CelFunctionBinding.from("is_semver_string_bool", String.class, Boolean.class,
                         SemverLibrary::isSemver),
-                CelFunctionBinding.from("semver_is_greater_than", Semver.class, Semver.class,
-                        (a, b) -> a.compareTo(b) > 0),
-                CelFunctionBinding.from("semver_is_less_than", Semver.class, Semver.class,
-                        (a, b) -> a.compareTo(b) < 0),
-                CelFunctionBinding.from("semver_compare_to", Semver.class, Semver.class,
-                        (a, b) -> (long) a.compareTo(b)),
                 CelFunctionBinding.from("semver_major", Semver.class, Semver::major),
                 CelFunctionBinding.from("semver_minor", Semver.class, Semver::minor),
                 CelFunctionBinding.from("semver_patch", Semver.class, Semver::patch));
+        runtime.addFunctionBindings(ComparisonFunctions.bindings("semver", Semver.class));
     }
 
     private static Semver parse(String text, boolean normalize) {

@@ -187,6 +187,12 @@ class CelSelectorCompilerTest {
     }
 
     @Test
+    void requiresAnExpression() {
+        assertThat(compileError(null)).isEqualTo("Required value: expression");
+        assertThat(compileError("")).startsWith("compilation failed: ERROR: <input>:1:1: ");
+    }
+
+    @Test
     void limitsExpressionLengthInBytes() throws Exception {
         String padding = " ".repeat(CelSelectorCompiler.MAX_EXPRESSION_LENGTH - "true".length());
         assertThat(COMPILER.compile(padding + "true").matches(DRIVER, gpu())).isTrue();

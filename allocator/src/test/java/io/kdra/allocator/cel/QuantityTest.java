@@ -248,6 +248,7 @@ class QuantityTest {
         assertThat(huge.compareTo(Quantity.parse("9Ei"))).isPositive();
         assertThat(huge.approximateDouble()).isInfinite();
         assertThat(huge.asLong()).isEmpty();
+        assertThat(Quantity.parse("0e2000000000").asLong()).hasValue(0);
     }
 
     @Test

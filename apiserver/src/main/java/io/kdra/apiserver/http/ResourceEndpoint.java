@@ -159,6 +159,10 @@ final class ResourceEndpoint {
     }
 
     BodyDecoder.Decoded decode(Call call) {
+        String contentType = call.request().getHeader("Content-Type");
+        if (contentType != null && !contentType.startsWith(Responses.JSON) && !contentType.startsWith("*/*")) {
+            throw ApiException.unsupportedMediaType(contentType, Responses.JSON);
+        }
         return BodyDecoder.decode(call.type(), call.info().version(), call.body(),
                 BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
     }

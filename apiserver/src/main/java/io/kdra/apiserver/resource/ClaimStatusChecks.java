@@ -38,7 +38,7 @@ final class ClaimStatusChecks {
         List<JsonNode> reservedFor = run.items(status, "reservedFor", path);
         CollectionChecks.set(run, reservedFor, RESERVED_FOR_MAX, path.child("reservedFor"),
                 (item, itemPath) -> consumerReference(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("uid"));
+                CollectionChecks.keyField("uid"));
         ObjectNode allocation = run.object(status, "allocation", path);
         Set<String> allocatedDevices = allocatedDevices(allocation);
         CollectionChecks.set(run, run.items(status, "devices", path), CollectionChecks.UNLIMITED,

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -47,6 +48,11 @@ final class CollectionChecks {
                 run.add(FieldErrors.duplicate(path.index(i), itemKey));
             }
         }
+    }
+
+    /** The key of a list item by one of its string fields, "" when unset, as Go reads it. */
+    static Function<JsonNode, JsonNode> keyField(String name) {
+        return item -> JsonNodeFactory.instance.stringNode(item.path(name).asString(""));
     }
 
     /** A {@code []string} field checked like {@link #list}; returns all its strings, even when there are too many. */

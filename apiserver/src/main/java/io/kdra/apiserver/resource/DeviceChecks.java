@@ -67,7 +67,7 @@ final class DeviceChecks {
         CollectionChecks.set(run, run.items(device, "consumesCounters", path), COUNTER_CONSUMPTIONS_MAX,
                 path.child("consumesCounters"),
                 (item, itemPath) -> counterConsumption(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("counterSet"));
+                CollectionChecks.keyField("counterSet"));
         nodeSelection(run, device, path, perDeviceNodeSelection);
         run.boolPointer(device, "bindsToNode", path);
         BindingConditionChecks.bindingConditions(run, device, path);
@@ -145,12 +145,8 @@ final class DeviceChecks {
     }
 
     private static void counterConsumption(ValidationRun run, ObjectNode consumption, FieldPath path) {
-        String counterSet = run.string(consumption, "counterSet", path);
-        if (counterSet.isEmpty()) {
-            run.add(FieldErrors.required(path.child("counterSet"), ""));
-        } else {
-            FieldChecks.dnsLabel(run, counterSet, path.child("counterSet"));
-        }
+        FieldChecks.required(run, run.string(consumption, "counterSet", path), path.child("counterSet"),
+                FieldChecks::dnsLabel);
         counters(run, consumption, path);
     }
 

@@ -26,7 +26,7 @@ final class DeviceClaimChecks {
         RequestNames requestNames = RequestNames.of(devices);
         CollectionChecks.set(run, run.items(devices, "requests", path), REQUESTS_MAX, path.child("requests"),
                 (item, itemPath) -> request(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("name"));
+                CollectionChecks.keyField("name"));
         CollectionChecks.list(run, run.items(devices, "constraints", path), CONSTRAINTS_MAX,
                 path.child("constraints"),
                 (item, itemPath) -> constraint(run, run.struct(item, itemPath), itemPath, requestNames));
@@ -58,7 +58,7 @@ final class DeviceClaimChecks {
         } else if (hasFirstAvailable) {
             CollectionChecks.set(run, firstAvailable, SUBREQUESTS_MAX, path.child("firstAvailable"),
                     (item, itemPath) -> subrequest(run, run.struct(item, itemPath), itemPath),
-                    item -> item.path("name"));
+                    CollectionChecks.keyField("name"));
         } else {
             exactRequest(run, exactly, path.child("exactly"));
         }
@@ -76,12 +76,8 @@ final class DeviceClaimChecks {
 
     /** What an exact request and a subrequest share: class, selectors, mode and count, tolerations, capacity. */
     private static void deviceSelection(ValidationRun run, ObjectNode request, FieldPath path) {
-        String deviceClassName = run.string(request, "deviceClassName", path);
-        if (deviceClassName.isEmpty()) {
-            run.add(FieldErrors.required(path.child("deviceClassName"), ""));
-        } else {
-            FieldChecks.dnsSubdomain(run, deviceClassName, path.child("deviceClassName"));
-        }
+        FieldChecks.required(run, run.string(request, "deviceClassName", path), path.child("deviceClassName"),
+                FieldChecks::dnsSubdomain);
         SelectorChecks.selectors(run, request, path, false);
         allocationMode(run, run.string(request, "allocationMode", path), run.int64(request, "count", path), path);
         TaintChecks.tolerations(run, request, path);

@@ -1,9 +1,6 @@
 package io.kdra.apiserver.resource;
 
 import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
-import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -11,28 +8,16 @@ import tools.jackson.databind.node.ObjectNode;
  * configs that are unchanged on update count as stored and are not re-checked against the CEL environment or the
  * parameter size limit.
  */
-final class DeviceClassValidator implements ObjectValidator {
+final class DeviceClassValidator extends KindValidator {
 
     private static final String REQUESTS_PREFIX = "requests.";
 
-    private final ExpressionChecker expressions;
-
     DeviceClassValidator(ExpressionChecker expressions) {
-        this.expressions = expressions;
+        super(expressions);
     }
 
     @Override
-    public List<FieldError> validateCreate(ObjectNode object) {
-        return validate(object, null);
-    }
-
-    @Override
-    public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
-        return validate(object, old);
-    }
-
-    private List<FieldError> validate(ObjectNode object, ObjectNode old) {
-        ValidationRun run = new ValidationRun(expressions);
+    void check(ValidationRun run, ObjectNode object, ObjectNode old) {
         FieldPath path = FieldPath.ROOT.child("spec");
         ObjectNode spec = run.object(object, "spec", FieldPath.ROOT);
         ObjectNode oldSpec = old == null ? null : JsonNodes.objectOrEmpty(old.get("spec"));
@@ -49,7 +34,6 @@ final class DeviceClassValidator implements ObjectValidator {
             run.add(FieldErrors.invalid(path.child("extendedResourceName"), extendedResourceName,
                     "must be a valid extended resource name"));
         }
-        return run.errors();
     }
 
     /** Core {@code IsExtendedResourceName}: domain-prefixed, not in kubernetes.io, valid as a quota name. */

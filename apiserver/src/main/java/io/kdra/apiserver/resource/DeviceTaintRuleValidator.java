@@ -2,7 +2,6 @@ package io.kdra.apiserver.resource;
 
 import io.kdra.apiserver.validation.ExpressionChecker;
 import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -11,43 +10,19 @@ import tools.jackson.databind.node.ObjectNode;
  * DeviceTaintRule ({@code ValidateDeviceTaintRule}, {@code ...Update}, {@code ...StatusUpdate}): the device selector
  * names, the taint (an unchanged effect is not checked again on update), and at most 8 status conditions.
  */
-final class DeviceTaintRuleValidator implements ObjectValidator {
+final class DeviceTaintRuleValidator extends KindValidator {
 
     /** {@code DeviceTaintRuleStatusMaxConditions}. */
     static final int STATUS_CONDITIONS_MAX = 8;
 
-    private final ExpressionChecker expressions;
-
     DeviceTaintRuleValidator(ExpressionChecker expressions) {
-        this.expressions = expressions;
+        super(expressions);
     }
 
+    /** On update, an unchanged taint effect is not checked again (see {@link TaintChecks#taint}). */
     @Override
-    public List<FieldError> validateCreate(ObjectNode object) {
-        return validate(object, null);
-    }
-
-    @Override
-    public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
-        JsonNode oldTaint = JsonNodes.get(old.get("spec"), "taint");
-        return validate(object, JsonNodes.objectOrEmpty(oldTaint));
-    }
-
-    @Override
-    public List<FieldError> validateStatusUpdate(ObjectNode object, ObjectNode old) {
-        ValidationRun run = new ValidationRun(expressions);
-        FieldPath path = FieldPath.ROOT.child("status");
-        ObjectNode status = run.object(object, "status", FieldPath.ROOT);
-        List<JsonNode> conditions = run.items(status, "conditions", path);
-        ConditionChecks.conditions(run, conditions, path.child("conditions"));
-        if (conditions.size() > STATUS_CONDITIONS_MAX) {
-            run.add(FieldErrors.tooMany(path.child("conditions"), conditions.size(), STATUS_CONDITIONS_MAX));
-        }
-        return run.errors();
-    }
-
-    private List<FieldError> validate(ObjectNode object, ObjectNode oldTaint) {
-        ValidationRun run = new ValidationRun(expressions);
+    void check(ValidationRun run, ObjectNode object, ObjectNode old) {
+        ObjectNode oldTaint = old == null ? null : JsonNodes.objectOrEmpty(JsonNodes.get(old.get("spec"), "taint"));
         FieldPath path = FieldPath.ROOT.child("spec");
         ObjectNode spec = run.object(object, "spec", FieldPath.ROOT);
         ObjectNode selector = run.object(spec, "deviceSelector", path);
@@ -67,6 +42,20 @@ final class DeviceTaintRuleValidator implements ObjectValidator {
             }
         }
         TaintChecks.taint(run, JsonNodes.objectOrEmpty(run.object(spec, "taint", path)), oldTaint, path.child("taint"));
-        return run.errors();
+    }
+
+    @Override
+    public List<FieldError> validateStatusUpdate(ObjectNode object, ObjectNode old) {
+        return run(run -> status(run, object));
+    }
+
+    private static void status(ValidationRun run, ObjectNode object) {
+        FieldPath path = FieldPath.ROOT.child("status");
+        ObjectNode status = run.object(object, "status", FieldPath.ROOT);
+        List<JsonNode> conditions = run.items(status, "conditions", path);
+        ConditionChecks.conditions(run, conditions, path.child("conditions"));
+        if (conditions.size() > STATUS_CONDITIONS_MAX) {
+            run.add(FieldErrors.tooMany(path.child("conditions"), conditions.size(), STATUS_CONDITIONS_MAX));
+        }
     }
 }

@@ -26,6 +26,21 @@ final class FieldChecks {
     private FieldChecks() {
     }
 
+    /** A check of one string field, as the methods of this class are. */
+    @FunctionalInterface
+    interface StringCheck {
+        void check(ValidationRun run, String value, FieldPath path);
+    }
+
+    /** A required string: Required when empty, otherwise checked by {@code format}. */
+    static void required(ValidationRun run, String value, FieldPath path, StringCheck format) {
+        if (value.isEmpty()) {
+            run.add(FieldErrors.required(path, ""));
+        } else {
+            format.check(run, value, path);
+        }
+    }
+
     static void dnsLabel(ValidationRun run, String value, FieldPath path) {
         NameFormats.dns1123Label(value).forEach(message -> run.add(FieldErrors.invalid(path, value, message)));
     }

@@ -29,6 +29,11 @@ final class FieldErrors {
         return new FieldError(Type.FORBIDDEN, path.value(), null, detail);
     }
 
+    /** {@code field.InternalError}: not the user's fault; the value is never shown. */
+    static FieldError internal(FieldPath path, String detail) {
+        return new FieldError(Type.INTERNAL, path.value(), null, detail);
+    }
+
     static FieldError invalid(FieldPath path, JsonNode badValue, String detail) {
         return new FieldError(Type.INVALID, path.value(), orNull(badValue), detail);
     }
@@ -55,10 +60,6 @@ final class FieldErrors {
 
     static FieldError duplicate(FieldPath path, String badValue) {
         return duplicate(path, NODES.stringNode(badValue));
-    }
-
-    static FieldError notFound(FieldPath path, String badValue) {
-        return new FieldError(Type.NOT_FOUND, path.value(), NODES.stringNode(badValue), "");
     }
 
     /** {@code field.NotSupported}: the detail lists the supported values, each quoted, in the given order. */

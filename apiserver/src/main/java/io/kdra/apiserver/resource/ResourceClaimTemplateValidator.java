@@ -2,7 +2,6 @@ package io.kdra.apiserver.resource;
 
 import io.kdra.apiserver.validation.ExpressionChecker;
 import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -10,17 +9,14 @@ import tools.jackson.databind.node.ObjectNode;
  * ResourceClaimTemplate ({@code ValidateResourceClaimTemplate}, {@code ...Update}): the template's metadata may only
  * hold labels and annotations, its claim spec is checked as a claim's, and the whole spec is immutable.
  */
-final class ResourceClaimTemplateValidator implements ObjectValidator {
-
-    private final ExpressionChecker expressions;
+final class ResourceClaimTemplateValidator extends KindValidator {
 
     ResourceClaimTemplateValidator(ExpressionChecker expressions) {
-        this.expressions = expressions;
+        super(expressions);
     }
 
     @Override
-    public List<FieldError> validateCreate(ObjectNode object) {
-        ValidationRun run = new ValidationRun(expressions);
+    void check(ValidationRun run, ObjectNode object, ObjectNode old) {
         FieldPath specPath = FieldPath.ROOT.child("spec");
         ObjectNode spec = run.object(object, "spec", FieldPath.ROOT);
         ObjectNode metadata = run.object(spec, "metadata", specPath);
@@ -31,11 +27,10 @@ final class ResourceClaimTemplateValidator implements ObjectValidator {
         ObjectNode claimSpec = run.object(spec, "spec", specPath);
         DeviceClaimChecks.deviceClaim(run, run.object(claimSpec, "devices", claimSpecPath),
                 claimSpecPath.child("devices"));
-        return run.errors();
     }
 
     @Override
     public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
-        return ResourceClaimValidator.immutableSpec(expressions, object, old);
+        return immutableSpec(object, old);
     }
 }

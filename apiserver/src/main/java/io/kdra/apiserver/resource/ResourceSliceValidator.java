@@ -1,8 +1,6 @@
 package io.kdra.apiserver.resource;
 
 import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.ArrayList;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
@@ -13,7 +11,7 @@ import tools.jackson.databind.node.ObjectNode;
  * nodes, devices (at most 128, or 64 when any device has taints or consumes counters) or shared counters, never
  * both. Driver, pool name and node name are immutable.
  */
-final class ResourceSliceValidator implements ObjectValidator {
+final class ResourceSliceValidator extends KindValidator {
 
     /** {@code ResourceSliceMaxDevices}. */
     static final int DEVICES_MAX = 128;
@@ -25,24 +23,13 @@ final class ResourceSliceValidator implements ObjectValidator {
     private static final String NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
             + "`perDeviceNodeSelection` is required";
 
-    private final ExpressionChecker expressions;
-
     ResourceSliceValidator(ExpressionChecker expressions) {
-        this.expressions = expressions;
+        super(expressions);
     }
 
     @Override
-    public List<FieldError> validateCreate(ObjectNode object) {
-        return validate(object, null);
-    }
-
-    @Override
-    public List<FieldError> validateUpdate(ObjectNode object, ObjectNode old) {
-        return validate(object, JsonNodes.objectOrEmpty(old.get("spec")));
-    }
-
-    private List<FieldError> validate(ObjectNode object, ObjectNode oldSpec) {
-        ValidationRun run = new ValidationRun(expressions);
+    void check(ValidationRun run, ObjectNode object, ObjectNode old) {
+        ObjectNode oldSpec = old == null ? null : JsonNodes.objectOrEmpty(old.get("spec"));
         FieldPath path = FieldPath.ROOT.child("spec");
         ObjectNode spec = JsonNodes.objectOrEmpty(run.object(object, "spec", FieldPath.ROOT));
         FieldChecks.driverName(run, run.string(spec, "driver", path), path.child("driver"));
@@ -65,12 +52,11 @@ final class ResourceSliceValidator implements ObjectValidator {
             ObjectNode device = run.struct(item, itemPath);
             DeviceChecks.device(run, device, oldDevice(oldSpec, device.path("name").asString("")), itemPath,
                     perDeviceNodeSelection);
-        }, item -> item.path("name"));
+        }, CollectionChecks.keyField("name"));
         CollectionChecks.set(run, counterSets == null ? List.of() : counterSets, COUNTER_SETS_MAX,
                 path.child("sharedCounters"),
                 (item, itemPath) -> counterSet(run, run.struct(item, itemPath), itemPath),
-                item -> item.path("name"));
-        return run.errors();
+                CollectionChecks.keyField("name"));
     }
 
     private static void pool(ValidationRun run, ObjectNode pool, FieldPath path) {
@@ -135,12 +121,7 @@ final class ResourceSliceValidator implements ObjectValidator {
     }
 
     private static void counterSet(ValidationRun run, ObjectNode counterSet, FieldPath path) {
-        String name = run.string(counterSet, "name", path);
-        if (name.isEmpty()) {
-            run.add(FieldErrors.required(path.child("name"), ""));
-        } else {
-            FieldChecks.dnsLabel(run, name, path.child("name"));
-        }
+        FieldChecks.required(run, run.string(counterSet, "name", path), path.child("name"), FieldChecks::dnsLabel);
         DeviceChecks.counters(run, counterSet, path);
     }
 

@@ -2,11 +2,15 @@ package io.kdra.apiserver.resource;
 
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** Device selectors: CEL expressions, length-checked here and compiled by the run's {@code ExpressionChecker}. */
 final class SelectorChecks {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SelectorChecks.class);
 
     /** {@code DeviceSelectorsMaxSize}. */
     static final int SELECTORS_MAX = 32;
@@ -42,7 +46,16 @@ final class SelectorChecks {
             run.add(FieldErrors.tooLong(path, EXPRESSION_MAX_LENGTH));
             return;
         }
-        Optional<String> compileError = run.expressions().check(expression);
+        Optional<String> compileError;
+        try {
+            compileError = run.expressions().check(expression);
+        } catch (RuntimeException e) {
+            // A failing checker is a bug of the CEL environment, not of the object: report it as upstream reports
+            // an internal CEL error, and keep the stack trace in the log.
+            LOG.warn("CEL checker failed on {}", path, e);
+            run.add(FieldErrors.internal(path, "checking the CEL expression failed: " + e));
+            return;
+        }
         compileError.ifPresent(detail -> run.add(FieldErrors.invalid(path, expression, detail)));
     }
 }

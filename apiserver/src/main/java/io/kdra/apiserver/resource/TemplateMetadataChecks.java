@@ -1,6 +1,6 @@
 package io.kdra.apiserver.resource;
 
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
@@ -15,27 +15,10 @@ final class TemplateMetadataChecks {
     /** {@code TotalAnnotationSizeLimitB}. */
     static final int ANNOTATIONS_MAX_TOTAL_SIZE = 256 * 1024;
 
-    /**
-     * ObjectMeta's JSON names and the names upstream reports (the Go field name with a lower-case first letter), in
-     * Go's field order.
-     */
-    private static final Map<String, String> OTHER_FIELDS = new LinkedHashMap<>();
-
-    static {
-        OTHER_FIELDS.put("name", "name");
-        OTHER_FIELDS.put("generateName", "generateName");
-        OTHER_FIELDS.put("namespace", "namespace");
-        OTHER_FIELDS.put("selfLink", "selfLink");
-        OTHER_FIELDS.put("uid", "uID");
-        OTHER_FIELDS.put("resourceVersion", "resourceVersion");
-        OTHER_FIELDS.put("generation", "generation");
-        OTHER_FIELDS.put("creationTimestamp", "creationTimestamp");
-        OTHER_FIELDS.put("deletionTimestamp", "deletionTimestamp");
-        OTHER_FIELDS.put("deletionGracePeriodSeconds", "deletionGracePeriodSeconds");
-        OTHER_FIELDS.put("ownerReferences", "ownerReferences");
-        OTHER_FIELDS.put("finalizers", "finalizers");
-        OTHER_FIELDS.put("managedFields", "managedFields");
-    }
+    /** ObjectMeta's other fields, in Go's field order. */
+    private static final List<String> OTHER_FIELDS = List.of("name", "generateName", "namespace", "selfLink", "uid",
+            "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+            "ownerReferences", "finalizers", "managedFields");
 
     private TemplateMetadataChecks() {
     }
@@ -49,11 +32,12 @@ final class TemplateMetadataChecks {
         if (labels != null) {
             labels(run, labels, path.child("labels"));
         }
-        OTHER_FIELDS.forEach((jsonName, reportedName) -> {
-            if (!JsonNodes.isZero(JsonNodes.get(metadata, jsonName))) {
-                run.add(FieldErrors.forbidden(path.child(reportedName), "cannot be set"));
+        for (String name : OTHER_FIELDS) {
+            if (!JsonNodes.isZero(JsonNodes.get(metadata, name))) {
+                // Upstream names the Go field with a lower-case first letter: UID becomes "uID".
+                run.add(FieldErrors.forbidden(path.child(name.equals("uid") ? "uID" : name), "cannot be set"));
             }
-        });
+        }
     }
 
     private static void annotations(ValidationRun run, ObjectNode annotations, FieldPath path) {

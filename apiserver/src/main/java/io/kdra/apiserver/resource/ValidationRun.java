@@ -3,9 +3,9 @@ package io.kdra.apiserver.resource;
 import io.kdra.apiserver.validation.ExpressionChecker;
 import io.kdra.apiserver.validation.FieldError;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -32,16 +32,8 @@ final class ValidationRun {
         errors.add(error);
     }
 
-    void addAll(Collection<FieldError> more) {
-        errors.addAll(more);
-    }
-
     List<FieldError> errors() {
         return List.copyOf(errors);
-    }
-
-    int errorCount() {
-        return errors.size();
     }
 
     /** A Go {@code string} field: "" when absent. */
@@ -52,41 +44,21 @@ final class ValidationRun {
 
     /** A Go {@code *string} field: null when absent. */
     String stringPointer(JsonNode parent, String name, FieldPath path) {
-        JsonNode value = present(parent, name);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isString()) {
-            errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type string"));
-            return null;
-        }
-        return value.stringValue();
+        JsonNode value = typed(parent, name, path, JsonNode::isString, "string");
+        return value == null ? null : value.stringValue();
     }
 
     /** A Go {@code int64} field: 0 when absent. */
     long int64(JsonNode parent, String name, FieldPath path) {
-        JsonNode value = present(parent, name);
-        if (value == null) {
-            return 0;
-        }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type int64"));
-            return 0;
-        }
-        return value.longValue();
+        JsonNode value = typed(parent, name, path, node -> node.isIntegralNumber() && node.canConvertToLong(),
+                "int64");
+        return value == null ? 0 : value.longValue();
     }
 
     /** A Go {@code *bool} field: null when absent. */
     Boolean boolPointer(JsonNode parent, String name, FieldPath path) {
-        JsonNode value = present(parent, name);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isBoolean()) {
-            errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type boolean"));
-            return null;
-        }
-        return value.booleanValue();
+        JsonNode value = typed(parent, name, path, JsonNode::isBoolean, "boolean");
+        return value == null ? null : value.booleanValue();
     }
 
     /** A {@code resource.Quantity} field (a string, or a number): null when absent or not a quantity. */
@@ -110,28 +82,13 @@ final class ValidationRun {
 
     /** A Go struct or map field: null when absent. */
     ObjectNode object(JsonNode parent, String name, FieldPath path) {
-        JsonNode value = present(parent, name);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type object"));
-            return null;
-        }
-        return (ObjectNode) value;
+        return (ObjectNode) typed(parent, name, path, JsonNode::isObject, "object");
     }
 
     /** A Go slice field: null when absent (nil), otherwise its items, possibly none. */
     List<JsonNode> list(JsonNode parent, String name, FieldPath path) {
-        JsonNode value = present(parent, name);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isArray()) {
-            errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type array"));
-            return null;
-        }
-        return List.copyOf(value.values());
+        JsonNode value = typed(parent, name, path, JsonNode::isArray, "array");
+        return value == null ? null : List.copyOf(value.values());
     }
 
     /** A Go slice field where nil and empty mean the same. */
@@ -162,6 +119,16 @@ final class ValidationRun {
         }
         errors.add(FieldErrors.typeInvalid(path, item, "must be of type object"));
         return JsonNodes.emptyObject();
+    }
+
+    /** The field's value when present and of the expected JSON type; a value of another type is reported. */
+    private JsonNode typed(JsonNode parent, String name, FieldPath path, Predicate<JsonNode> isType, String type) {
+        JsonNode value = present(parent, name);
+        if (value == null || isType.test(value)) {
+            return value;
+        }
+        errors.add(FieldErrors.typeInvalid(path.child(name), value, "must be of type " + type));
+        return null;
     }
 
     static JsonNode present(JsonNode parent, String name) {

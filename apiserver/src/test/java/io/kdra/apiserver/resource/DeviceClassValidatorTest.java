@@ -94,6 +94,16 @@ class DeviceClassValidatorTest {
     }
 
     @Test
+    void failingCelCheckerIsReportedAsInternalError() {
+        DeviceClassValidator failing = new DeviceClassValidator(expression -> {
+            throw new IllegalStateException("environment not loaded");
+        });
+
+        assertErrors(failing.validateCreate(VALID), Expect.error(Type.INTERNAL, "spec.selectors[0].cel.expression",
+                null, "checking the CEL expression failed: java.lang.IllegalStateException: environment not loaded"));
+    }
+
+    @Test
     void changedSelectorsAreCheckedOnUpdate() {
         ObjectNode changed = with(VALID, "/spec/selectors/-", "{cel: {expression: 'bad'}}");
 

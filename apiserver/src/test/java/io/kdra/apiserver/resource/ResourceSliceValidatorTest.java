@@ -60,6 +60,8 @@ class ResourceSliceValidatorTest {
     private static final String BANDWIDTH_PATH = DEVICE_PATH + ".capacity[bandwidth].requestPolicy";
     private static final String QUEUES = DEVICE + "/capacity/queues/requestPolicy";
     private static final String QUEUES_PATH = DEVICE_PATH + ".capacity[queues].requestPolicy";
+    /** A 63-character DNS subdomain. */
+    private static final String LONG_DOMAIN = "d".repeat(59) + ".com";
     private static final String NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
             + "`perDeviceNodeSelection` is required";
     private static final String PER_DEVICE = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required "
@@ -134,6 +136,11 @@ class ResourceSliceValidatorTest {
                 row("attribute identifier too long", with(VALID, DEVICE + "/attributes/" + "x".repeat(33),
                                 "{bool: true}"),
                         tooLong(DEVICE_PATH + ".attributes", 32)),
+                row("long attribute key is shortened in the value's path", with(VALID,
+                                DEVICE + "/attributes/" + LONG_DOMAIN + "~1" + "i".repeat(40), "{}"),
+                        tooLong(DEVICE_PATH + ".attributes", 32),
+                        invalid(DEVICE_PATH + ".attributes[" + (LONG_DOMAIN + "/" + "i".repeat(40)).substring(0, 47)
+                                + "..." + "d.com/" + "i".repeat(40) + "]", "\"\"", "exactly one value must be specified")),
                 row("attribute without a value", with(VALID, DEVICE + "/attributes/model", "{}"),
                         invalid(DEVICE_PATH + ".attributes[model]", "\"\"", "exactly one value must be specified")),
                 row("attribute with two values", with(VALID, DEVICE + "/attributes/model", "{string: 'a', int: 1}"),

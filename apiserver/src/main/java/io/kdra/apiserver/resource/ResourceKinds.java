@@ -1,0 +1,111 @@
+package io.kdra.apiserver.resource;
+
+import io.kdra.apiserver.conversion.VersionConverter;
+import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.apiserver.validation.ObjectValidator;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The resource.k8s.io kinds of Dynamic Resource Allocation, as kube-apiserver validates and converts them. Keys of
+ * the returned maps are kind names.
+ *
+ * <ul>
+ *   <li>DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice: served as {@value #V1BETA1},
+ *       {@value #V1BETA2} and {@value #V1}; storage version {@value #V1}.</li>
+ *   <li>DeviceTaintRule: served as {@value #V1ALPHA3} and {@value #V1BETA2}, which have the same shape; storage
+ *       version {@value #V1BETA2}, the more stable of the two (kube-apiserver 1.36 serves no v1 DeviceTaintRule).</li>
+ * </ul>
+ *
+ * <p>Validators get objects in the storage version, with defaults applied (see {@link #defaulters(Clock)}), and check
+ * every resource.k8s.io-specific rule of upstream {@code pkg/apis/resource/validation} with the DRA feature gates of
+ * Kubernetes 1.36 enabled. Object metadata (names, labels of the object itself) is the API server's business.
+ */
+public final class ResourceKinds {
+
+    public static final String GROUP = ResourceConverter.GROUP;
+    public static final String V1 = "v1";
+    public static final String V1BETA2 = "v1beta2";
+    public static final String V1BETA1 = "v1beta1";
+    public static final String V1ALPHA3 = "v1alpha3";
+
+    public static final String DEVICE_CLASS = "DeviceClass";
+    public static final String RESOURCE_CLAIM = "ResourceClaim";
+    public static final String RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate";
+    public static final String RESOURCE_SLICE = "ResourceSlice";
+    public static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
+
+    private static final List<String> DEVICE_VERSIONS = List.of(V1BETA1, V1BETA2, V1);
+    private static final List<String> TAINT_RULE_VERSIONS = List.of(V1ALPHA3, V1BETA2);
+
+    private ResourceKinds() {
+    }
+
+    /** @return the storage version of a kind of {@link #converters()} */
+    public static String storageVersion(String kind) {
+        return kind.equals(DEVICE_TAINT_RULE) ? V1BETA2 : V1;
+    }
+
+    /** @return the served versions of a kind of {@link #converters()}, oldest first */
+    public static List<String> servedVersions(String kind) {
+        return kind.equals(DEVICE_TAINT_RULE) ? TAINT_RULE_VERSIONS : DEVICE_VERSIONS;
+    }
+
+    /**
+     * @param celChecker compiles CEL selectors; {@code expr -> Optional.empty()} accepts every expression within the
+     *                   10 Ki length limit
+     */
+    public static Map<String, ObjectValidator> validators(ExpressionChecker celChecker) {
+        return Map.of(
+                DEVICE_CLASS, new DeviceClassValidator(celChecker),
+                RESOURCE_CLAIM, new ResourceClaimValidator(celChecker),
+                RESOURCE_CLAIM_TEMPLATE, new ResourceClaimTemplateValidator(celChecker),
+                RESOURCE_SLICE, new ResourceSliceValidator(celChecker),
+                DEVICE_TAINT_RULE, new DeviceTaintRuleValidator(celChecker));
+    }
+
+    /**
+     * The defaults kube-apiserver applies while decoding a request body: apply them to the object as sent, in any
+     * served version, before converting and validating it.
+     *
+     * @param clock the time source of the {@code timeAdded} of new device taints
+     * @return per kind, a function returning a defaulted copy of an object
+     */
+    public static Map<String, UnaryOperator<ObjectNode>> defaulters(Clock clock) {
+        return Map.of(
+                DEVICE_CLASS, ResourceDefaults.forKind(DEVICE_CLASS, clock),
+                RESOURCE_CLAIM, ResourceDefaults.forKind(RESOURCE_CLAIM, clock),
+                RESOURCE_CLAIM_TEMPLATE, ResourceDefaults.forKind(RESOURCE_CLAIM_TEMPLATE, clock),
+                RESOURCE_SLICE, ResourceDefaults.forKind(RESOURCE_SLICE, clock),
+                DEVICE_TAINT_RULE, ResourceDefaults.forKind(DEVICE_TAINT_RULE, clock));
+    }
+
+    public static Map<String, VersionConverter> converters() {
+        return Map.of(
+                DEVICE_CLASS, sameShape(DEVICE_CLASS, DEVICE_VERSIONS),
+                RESOURCE_CLAIM, v1beta1Reshaped(RESOURCE_CLAIM,
+                        claim -> V1beta1Shapes.claimDevicesToV1(claim.at("/spec/devices")),
+                        claim -> V1beta1Shapes.claimDevicesFromV1(claim.at("/spec/devices"))),
+                RESOURCE_CLAIM_TEMPLATE, v1beta1Reshaped(RESOURCE_CLAIM_TEMPLATE,
+                        template -> V1beta1Shapes.claimDevicesToV1(template.at("/spec/spec/devices")),
+                        template -> V1beta1Shapes.claimDevicesFromV1(template.at("/spec/spec/devices"))),
+                RESOURCE_SLICE, v1beta1Reshaped(RESOURCE_SLICE,
+                        slice -> V1beta1Shapes.sliceSpecToV1(slice.get("spec")),
+                        slice -> V1beta1Shapes.sliceSpecFromV1(slice.get("spec"))),
+                DEVICE_TAINT_RULE, sameShape(DEVICE_TAINT_RULE, TAINT_RULE_VERSIONS));
+    }
+
+    private static VersionConverter sameShape(String kind, List<String> versions) {
+        return new ResourceConverter(kind, versions, Map.of(), Map.of());
+    }
+
+    /** v1beta2 has v1's shape; v1beta1 differs. */
+    private static VersionConverter v1beta1Reshaped(String kind, Consumer<ObjectNode> toV1,
+                                                    Consumer<ObjectNode> fromV1) {
+        return new ResourceConverter(kind, DEVICE_VERSIONS, Map.of(V1BETA1, toV1), Map.of(V1BETA1, fromV1));
+    }
+}

@@ -1,0 +1,184 @@
+package io.kdra.apiserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Black-box tests: the real kubectl against the server, with the kubeconfig the server writes. */
+class KubectlTest {
+
+    private static final String CLAIM = """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaim
+            metadata:
+              name: claim-1
+            spec:
+              devices:
+                requests:
+                - name: gpu
+                  exactly:
+                    deviceClassName: gpu.example.com
+            """;
+    private static final String SLICE = """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceSlice
+            metadata:
+              name: slice-1
+            spec:
+              driver: gpu.example.com
+              nodeName: node-1
+              pool:
+                name: node-1
+                generation: 1
+                resourceSliceCount: 1
+              devices:
+              - name: gpu-0
+            """;
+    private static final String POD = """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: pod-1
+              labels:
+                app: demo
+            spec:
+              containers:
+              - name: main
+                image: busybox:%s
+              resourceClaims:
+              - name: gpu
+                resourceClaimName: claim-1
+            """;
+
+    private static final String CONFIG_MAP = """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: %s
+            data:
+              k: v
+            """;
+
+    private static ServerFixture fixture;
+    private static Path dir;
+    private static Path kubeconfig;
+
+    @BeforeAll
+    static void start() throws IOException {
+        // kubectl sends its bearer token only over https
+        fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
+        dir = Files.createTempDirectory("kdra-kubectl");
+        kubeconfig = fixture.server.writeKubeconfig(dir.resolve("kubeconfig"));
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    @Test
+    void apiResourcesListsTheDraKinds() {
+        String out = kubectl("api-resources", "--api-group=resource.k8s.io", "-o", "name");
+        assertThat(out.lines()).contains("deviceclasses.resource.k8s.io", "resourceclaims.resource.k8s.io",
+                "resourceclaimtemplates.resource.k8s.io", "resourceslices.resource.k8s.io",
+                "devicetaintrules.resource.k8s.io");
+    }
+
+    @Test
+    void createGetDescribeLabelPatchDeleteAClaim() throws IOException {
+        assertThat(kubectl("create", "-f", file("claim.yaml", CLAIM))).contains("resourceclaim.resource.k8s.io/claim-1 created");
+        assertThat(kubectl("get", "resourceclaims", "-o", "jsonpath={.items[*].metadata.name}")).isEqualTo("claim-1");
+        assertThat(kubectl("describe", "resourceclaim", "claim-1")).contains("Name:", "claim-1", "gpu.example.com");
+        assertThat(kubectl("label", "resourceclaim", "claim-1", "team=a")).contains("labeled");
+        assertThat(kubectl("get", "resourceclaims", "-l", "team=a", "-o", "name"))
+                .isEqualTo("resourceclaim.resource.k8s.io/claim-1");
+        kubectl("patch", "resourceclaim", "claim-1", "--type=merge", "-p", "{\"metadata\":{\"labels\":{\"m\":\"1\"}}}");
+        kubectl("patch", "resourceclaim", "claim-1", "--type=json",
+                "-p", "[{\"op\":\"add\",\"path\":\"/metadata/labels/j\",\"value\":\"2\"}]");
+        kubectl("patch", "resourceclaim", "claim-1", "--type=strategic", "-p", "{\"metadata\":{\"labels\":{\"s\":\"3\"}}}");
+        assertThat(kubectl("get", "resourceclaim", "claim-1", "-o", "jsonpath={.metadata.labels}"))
+                .contains("\"m\":\"1\"", "\"j\":\"2\"", "\"s\":\"3\"", "\"team\":\"a\"");
+        assertThat(kubectl("delete", "resourceclaim", "claim-1")).contains("deleted");
+    }
+
+    @Test
+    void applyClientSideTwiceAndServerSide() throws IOException {
+        Path pod = file("pod.yaml", POD.formatted("1"));
+        assertThat(kubectl("apply", "-f", pod)).contains("pod/pod-1 created");
+        assertThat(kubectl("apply", "-f", pod)).contains("pod/pod-1 unchanged");
+        assertThat(kubectl("apply", "-f", file("pod2.yaml", POD.formatted("2")))).contains("pod/pod-1 configured");
+        assertThat(kubectl("get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[*].image}")).isEqualTo("busybox:2");
+        assertThat(kubectl("describe", "pod", "pod-1")).contains("busybox:2");
+
+        Path slice = file("slice.yaml", SLICE);
+        assertThat(kubectl("apply", "--server-side", "-f", slice)).contains("resourceslice.resource.k8s.io/slice-1 serverside-applied");
+        assertThat(kubectl("apply", "-f", file("slice2.yaml", SLICE.replace("gpu-0", "gpu-1"))))
+                .contains("configured");
+        assertThat(kubectl("get", "resourceslice", "slice-1", "-o", "jsonpath={.spec.devices[*].name}"))
+                .isEqualTo("gpu-1");
+        kubectl("delete", "-f", slice);
+        kubectl("delete", "pod", "pod-1");
+    }
+
+    @Test
+    void waitAndWatch() throws Exception {
+        kubectl("create", "-f", file("waited.yaml", CONFIG_MAP.formatted("waited")));
+        assertThat(kubectl("wait", "--for=jsonpath={.data.k}=v", "configmap/waited", "--timeout=30s"))
+                .contains("condition met");
+        Process watch = start("get", "configmaps", "-w", "-o", "name");
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(lines.readLine()).isEqualTo("configmap/waited");
+            kubectl("create", "-f", file("watched.yaml", CONFIG_MAP.formatted("watched")));
+            String next = lines.readLine();
+            while (next != null && !next.equals("configmap/watched")) {
+                next = lines.readLine();
+            }
+            assertThat(next).isEqualTo("configmap/watched");
+        } finally {
+            watch.destroy();
+        }
+        Process waiter = start("wait", "--for=delete", "configmap/waited", "--timeout=60s");
+        kubectl("delete", "configmap", "waited");
+        assertThat(waiter.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(waiter.exitValue()).isZero();
+    }
+
+    private static Path file(String name, String content) throws IOException {
+        return Files.writeString(dir.resolve(name), content);
+    }
+
+    private static String kubectl(Object... args) {
+        try {
+            Process process = start(args);
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as("kubectl %s: %s", List.of(args), out).isZero();
+            return out.trim();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Process start(Object... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+        for (Object arg : args) {
+            command.add(arg.toString());
+        }
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+}

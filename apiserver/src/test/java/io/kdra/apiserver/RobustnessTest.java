@@ -1,0 +1,157 @@
+package io.kdra.apiserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class RobustnessTest {
+
+    private static ServerFixture fixture;
+
+    @BeforeAll
+    static void start() {
+        fixture = new ServerFixture(ApiServerConfig.defaults().withMaxBodyBytes(1024 * 1024).withWatchLimits(1000, 20));
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    @Test
+    void malformedJsonIsABadRequest() {
+        var response = fixture.send("POST", "/api/v1/namespaces/default/configmaps", "application/json", "{\"kind\":");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("\"kind\":\"Status\"", "\"reason\":\"BadRequest\"",
+                "couldn't get version/kind; json parse error");
+    }
+
+    @Test
+    void wrongKindForTheUrlIsABadRequest() {
+        var response = fixture.send("POST", "/api/v1/namespaces/default/pods", "application/json",
+                "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}");
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("ConfigMap in version \\\"v1\\\" cannot be handled as a Pod");
+        var group = fixture.send("POST", "/api/v1/namespaces/default/configmaps", "application/json",
+                "{\"apiVersion\":\"apps/v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}");
+        assertThat(group.statusCode()).isEqualTo(400);
+        assertThat(group.body()).contains(
+                "the API version in the data (apps/v1) does not match the expected API version (v1)");
+    }
+
+    @Test
+    void unknownFieldsAreRejectedWhenStrictAndWarnedOtherwise() {
+        String body = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"strict\",\"lables\":{}},"
+                + "\"spek\":1}";
+        var strict = fixture.send("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+                "application/json", body);
+        assertThat(strict.statusCode()).isEqualTo(400);
+        assertThat(strict.body()).contains(
+                "strict decoding error: unknown field \\\"spek\\\", unknown field \\\"metadata.lables\\\"");
+        var warn = fixture.send("POST", "/api/v1/namespaces/default/configmaps", "application/json", body);
+        assertThat(warn.statusCode()).isEqualTo(201);
+        assertThat(warn.headers().allValues("Warning")).contains("299 - \"unknown field \\\"spek\\\"\"");
+    }
+
+    @Test
+    void oversizedBodiesAre413() {
+        String big = "{\"data\":{\"k\":\"" + "x".repeat(1100 * 1024) + "\"}}";
+        var response = fixture.send("POST", "/api/v1/namespaces/default/configmaps", "application/json", big);
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.body()).contains("\"reason\":\"RequestEntityTooLarge\"",
+                "Request entity too large: limit is 1048576");
+    }
+
+    @Test
+    void unknownResourcesAndMethodsGetStatuses() {
+        var missing = fixture.send("GET", "/apis/example.com/v1/widgets", null, null);
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.body()).contains("the server could not find the requested resource");
+        var object = fixture.send("GET", "/api/v1/namespaces/default/configmaps/absent", null, null);
+        assertThat(object.statusCode()).isEqualTo(404);
+        assertThat(object.body()).contains("configmaps \\\"absent\\\" not found");
+        var method = fixture.send("PUT", "/api/v1/namespaces/default/configmaps", "application/json", "{}");
+        assertThat(method.statusCode()).isEqualTo(405);
+        var media = fixture.send("PATCH", "/api/v1/namespaces/default/configmaps/absent", "text/plain", "{}");
+        assertThat(media.statusCode()).isEqualTo(415);
+    }
+
+    @Test
+    void concurrentWritersGetConflictsAndLoseNoUpdate() throws Exception {
+        var cms = fixture.client.configMaps().inNamespace("default");
+        cms.resource(new ConfigMapBuilder().withNewMetadata().withName("counter").endMetadata()
+                .withData(Map.of("n", "0")).build()).create();
+        AtomicInteger conflicts = new AtomicInteger();
+        int writers = 4;
+        int increments = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try {
+            Future<?>[] futures = new Future<?>[writers];
+            for (int w = 0; w < writers; w++) {
+                futures[w] = pool.submit(() -> {
+                    for (int i = 0; i < increments; i++) {
+                        while (true) {
+                            ConfigMap current = cms.withName("counter").get();
+                            int n = Integer.parseInt(current.getData().get("n"));
+                            current.getData().put("n", Integer.toString(n + 1));
+                            try {
+                                cms.resource(current).update();
+                                break;
+                            } catch (KubernetesClientException e) {
+                                assertThat(e.getCode()).isEqualTo(409);
+                                conflicts.incrementAndGet();
+                            }
+                        }
+                    }
+                });
+            }
+            for (Future<?> future : futures) {
+                future.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(cms.withName("counter").get().getData()).containsEntry("n", Integer.toString(writers * increments));
+    }
+
+    @Test
+    void aSlowWatcherIsDroppedWithoutBlockingWriters() throws Exception {
+        String ns = fixture.namespace();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(fixture.server.url() + "/api/v1/namespaces/" + ns
+                + "/configmaps?watch=1")).header("Authorization", "Bearer " + fixture.server.adminToken()).build();
+        HttpResponse<InputStream> response = fixture.http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        String payload = "x".repeat(512 * 1024);
+        for (int i = 0; i < 100; i++) {
+            fixture.client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("cm-" + i).endMetadata().withData(Map.of("p", payload)).build()).create();
+        }
+        Thread reader = new Thread(() -> {
+            try (InputStream stream = response.body()) {
+                stream.transferTo(java.io.OutputStream.nullOutputStream());
+                ended.set(true);
+            } catch (java.io.IOException e) {
+                ended.set(true);
+            }
+        });
+        reader.start();
+        await().atMost(Duration.ofSeconds(30)).untilTrue(ended);
+        assertThat(fixture.client.configMaps().inNamespace(ns).list().getItems()).hasSize(100);
+    }
+}

@@ -1,0 +1,57 @@
+package io.kdra.cli;
+
+import io.kdra.apiserver.ApiServer;
+import io.kdra.apiserver.ApiServerConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code kdra cluster apiserver}: the in-memory API server alone, until interrupted. */
+@Command(name = "apiserver", mixinStandardHelpOptions = true,
+        description = "Start the in-memory Kubernetes API server on 127.0.0.1 and write a kubeconfig for it.")
+final class ApiServerCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+            description = "TCP port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    private int port;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", defaultValue = "kdra-kubeconfig",
+            description = "Where to write the kubeconfig (default: ${DEFAULT-VALUE}).")
+    private Path kubeconfig;
+
+    @Option(names = "--tls", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Serve https with a generated certificate (default: ${DEFAULT-VALUE}). "
+                    + "kubectl sends its token only over https.")
+    private boolean tls;
+
+    @Option(names = "--kubernetes-version", paramLabel = "MAJOR.MINOR", defaultValue = "1.34",
+            description = "The Kubernetes version /version reports (default: ${DEFAULT-VALUE}).")
+    private String kubernetesVersion;
+
+    @Override
+    public Integer call() throws Exception {
+        ApiServerConfig config = ApiServerConfig.defaults().withPort(port).withTls(tls)
+                .withKubernetesVersion(kubernetesVersion);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (ApiServer server = ApiServer.builder().config(config).build().start()) {
+            Path written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("kdra API server listening on " + server.url());
+            out.println("kubeconfig: " + written);
+            out.println("  export KUBECONFIG=" + written);
+            out.println("Press Ctrl-C to stop.");
+            out.flush();
+            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "kdra-apiserver-stop"));
+            stopped.await();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,326 @@
+package io.kdra.plugin;
+
+import static io.kdra.plugin.DraClient.claim;
+import static io.kdra.plugin.DraClient.prepareRequest;
+import static io.kdra.plugin.testing.Claims.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.stub.StreamObserver;
+import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
+import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
+import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
+import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesResponse;
+import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
+import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
+import io.kdra.plugin.testing.Channels;
+import io.kdra.plugin.testing.TempDir;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Interceptors, listener injection, rolling updates and call serialization. */
+class ServingOptionsTest {
+
+    private static final String DRIVER = "test.example.com";
+
+    private final Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
+    private final List<KubeletPlugin> plugins = new ArrayList<>();
+    private TempDir dir;
+    private Channels channels;
+
+    @BeforeEach
+    void setUp() {
+        dir = new TempDir();
+        channels = new Channels();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        channels.close();
+        plugins.forEach(KubeletPlugin::stop);
+        dir.close();
+    }
+
+    @Test
+    void interceptorsSeeTheirKindOfCallsOnBothSocketsInTheOrderAdded() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        KubeletPlugin plugin = start(builder("pod")
+                .healthV1(true)
+                .unaryInterceptor(recording("first", seen))
+                .unaryInterceptor(recording("second", seen))
+                .streamInterceptor(recording("stream", seen)));
+
+        RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+                .getInfo(InfoRequest.getDefaultInstance());
+        DraClient.V1.prepare(channels.to(plugin.draSocket()), prepareRequest());
+        CountDownLatch opened = new CountDownLatch(1);
+        DRAResourceHealthGrpc.newStub(channels.to(plugin.draSocket())).nodeWatchResources(
+                NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
+                    @Override
+                    public void onNext(NodeWatchResourcesResponse value) {
+                        opened.countDown();
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                    }
+                });
+        plugin.reportHealth(List.of());
+        await(opened);
+
+        assertThat(seen).containsExactly(
+                "first /pluginregistration.Registration/GetInfo",
+                "second /pluginregistration.Registration/GetInfo",
+                "first /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
+                "second /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
+                "stream /v1.DRAResourceHealth/NodeWatchResources");
+    }
+
+    @Test
+    void injectedListenersServeBothSocketsWithoutCreatingThem() throws IOException {
+        Map<Path, ServerSocketChannel> proxies = new ConcurrentHashMap<>();
+        ListenerFactory proxied = socketPath -> {
+            // An in-JVM source of connections: a proxy socket elsewhere, as a remote node's proxy would be.
+            ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            proxy.bind(UnixDomainSocketAddress.of(dir.resolve("proxy-" + proxies.size() + ".sock")));
+            proxies.put(socketPath, proxy);
+            return new ConnectionListener() {
+                @Override
+                public ByteChannel accept() throws IOException {
+                    return proxy.accept();
+                }
+
+                @Override
+                public void close() throws IOException {
+                    proxy.close();
+                }
+            };
+        };
+        KubeletPlugin plugin = start(builder("pod").registrarListener(proxied).pluginListener(proxied));
+
+        assertThat(proxies).containsOnlyKeys(plugin.registrationSocket(), plugin.draSocket());
+        assertThat(plugin.registrationSocket()).doesNotExist();
+        assertThat(plugin.draSocket()).doesNotExist();
+        var info = RegistrationGrpc.newBlockingStub(channels.to(address(proxies.get(plugin.registrationSocket()))))
+                .getInfo(InfoRequest.getDefaultInstance());
+        assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toString());
+        String uid = allocatedClaim("ns", "c");
+        NodePrepareResourcesResponse response = DraClient.V1.prepare(
+                channels.to(address(proxies.get(plugin.draSocket()))), prepareRequest(claim("ns", "c", uid)));
+        assertThat(response.getClaimsOrThrow(uid).getDevicesCount()).isEqualTo(1);
+
+        plugin.stop();
+
+        assertThat(proxies.values()).noneMatch(ServerSocketChannel::isOpen);
+    }
+
+    @Test
+    void rollingUpdatesGiveEachInstanceItsOwnSockets() throws IOException {
+        KubeletPlugin first = start(builder("pod-a").rollingUpdate("pod-a"));
+        KubeletPlugin second = start(builder("pod-b").rollingUpdate("pod-b"));
+
+        assertThat(first.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-pod-a-reg.sock"))
+                .exists();
+        assertThat(second.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-pod-b-reg.sock"))
+                .exists();
+        assertThat(first.draSocket()).isEqualTo(dir.resolve("plugin/dra-pod-a.sock")).exists();
+        assertThat(second.draSocket()).isEqualTo(dir.resolve("plugin/dra-pod-b.sock")).exists();
+        for (KubeletPlugin plugin : List.of(first, second)) {
+            assertThat(RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+                    .getInfo(InfoRequest.getDefaultInstance()).getEndpoint())
+                    .isEqualTo(plugin.draSocket().toString());
+        }
+    }
+
+    @Test
+    void withoutRollingUpdatesTheSocketNamesAreFixed() throws IOException {
+        KubeletPlugin plugin = start(builder("pod"));
+        KubeletPlugin renamed = start(KubeletPlugin.builder("other.example.com", new RecordingDriver())
+                .registrarDirectory(dir.resolve("registry"))
+                .registrarSocketFilename("legacy.sock")
+                .pluginDataDirectory(dir.resolve("other")));
+
+        assertThat(plugin.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-reg.sock"));
+        assertThat(plugin.draSocket()).isEqualTo(dir.resolve("plugin/dra.sock"));
+        assertThat(renamed.registrationSocket()).isEqualTo(dir.resolve("registry/legacy.sock")).exists();
+    }
+
+    @Test
+    void serializedCallsRunOneAtATimeAcrossRollingUpdateInstancesAndLoseNothing() throws Exception {
+        RecordingDriver shared = new RecordingDriver();
+        List<KubeletPlugin> instances = List.of(
+                start(builder("pod-a", shared).rollingUpdate("pod-a")),
+                start(builder("pod-b", shared).rollingUpdate("pod-b")));
+
+        List<String> uids = prepareInParallel(instances, 24);
+
+        assertThat(shared.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(shared.maxConcurrentCalls()).isEqualTo(1);
+        assertThat(dir.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).exists();
+    }
+
+    @Test
+    void aRunningCallHoldsTheRollingUpdateLockFile() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        driver.hook = () -> {
+            inside.countDown();
+            await(release);
+        };
+        Path lockDirectory = Files.createDirectories(dir.resolve("locks"));
+        KubeletPlugin plugin = start(builder("pod-a", driver).rollingUpdate("pod-a").flockDirectory(lockDirectory));
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            String uid = allocatedClaim("ns", "c");
+            Future<NodePrepareResourcesResponse> call = caller.submit(() -> DraClient.V1.prepare(
+                    channels.to(plugin.draSocket()), prepareRequest(claim("ns", "c", uid))));
+            await(inside);
+
+            try (FileChannel lockFile = FileChannel.open(lockDirectory.resolve(KubeletPlugin.SERIALIZE_LOCK_FILE),
+                    StandardOpenOption.WRITE)) {
+                assertThatThrownBy(lockFile::tryLock).isInstanceOf(OverlappingFileLockException.class);
+            }
+            release.countDown();
+            assertThat(call.get(30, TimeUnit.SECONDS).getClaimsOrThrow(uid).getError()).isEmpty();
+        } finally {
+            release.countDown();
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
+    void unserializedCallsRunInParallelAndLoseNothing() throws Exception {
+        RecordingDriver shared = new RecordingDriver();
+        CyclicBarrier bothInside = new CyclicBarrier(2);
+        shared.hook = () -> {
+            if (shared.prepareCalls.size() <= 2) {
+                // Only passes if two calls are inside the driver at the same time.
+                bothInside.await(30, TimeUnit.SECONDS);
+            }
+        };
+        List<KubeletPlugin> instances = List.of(
+                start(builder("pod-a", shared).rollingUpdate("pod-a").serialize(false)),
+                start(builder("pod-b", shared).rollingUpdate("pod-b").serialize(false)));
+
+        List<String> uids = prepareInParallel(instances, 24);
+
+        assertThat(shared.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(shared.maxConcurrentCalls()).isGreaterThanOrEqualTo(2);
+        assertThat(bothInside.isBroken()).isFalse();
+    }
+
+    /** Prepares one claim per call, spreading the calls over the instances, all at once. */
+    private List<String> prepareInParallel(List<KubeletPlugin> instances, int calls) throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(calls);
+        try {
+            List<Future<String>> results = new ArrayList<>();
+            CountDownLatch start = new CountDownLatch(1);
+            for (int i = 0; i < calls; i++) {
+                KubeletPlugin instance = instances.get(i % instances.size());
+                String name = "claim-" + i;
+                String uid = allocatedClaim("ns", name);
+                var channel = channels.to(instance.draSocket());
+                results.add(callers.submit(() -> {
+                    await(start);
+                    NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
+                            prepareRequest(claim("ns", name, uid)));
+                    assertThat(response.getClaimsMap()).containsOnlyKeys(uid);
+                    assertThat(response.getClaimsOrThrow(uid).getError()).isEmpty();
+                    return uid;
+                }));
+            }
+            start.countDown();
+            List<String> uids = new ArrayList<>();
+            for (Future<String> result : results) {
+                uids.add(result.get(60, TimeUnit.SECONDS));
+            }
+            return uids;
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    /** Registers an allocated claim with the plugin's claim lookup and returns its UID. */
+    private String allocatedClaim(String namespace, String name) {
+        ResourceClaim claim = new ResourceClaimBuilder()
+                .withNewMetadata().withNamespace(namespace).withName(name).withUid("uid-" + name).endMetadata()
+                .withNewStatus().withNewAllocation().withNewDevices()
+                .withResults(result("gpu", DRIVER, "node-1", "device-" + name)).endDevices().endAllocation()
+                .endStatus()
+                .build();
+        claims.put(namespace + "/" + name, claim);
+        return claim.getMetadata().getUid();
+    }
+
+    private KubeletPlugin.Builder builder(String instance) {
+        return builder(instance, new RecordingDriver());
+    }
+
+    private KubeletPlugin.Builder builder(String instance, RecordingDriver driver) {
+        return KubeletPlugin.builder(DRIVER, driver)
+                .claimLookup((namespace, name) -> claims.get(namespace + "/" + name))
+                .registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin"));
+    }
+
+    private KubeletPlugin start(KubeletPlugin.Builder builder) throws IOException {
+        KubeletPlugin plugin = builder.start();
+        plugins.add(plugin);
+        return plugin;
+    }
+
+    private static Path address(ServerSocketChannel proxy) throws IOException {
+        return ((UnixDomainSocketAddress) proxy.getLocalAddress()).getPath();
+    }
+
+    private static ServerInterceptor recording(String name, List<String> seen) {
+        return new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                    ServerCallHandler<Q, R> next) {
+                seen.add(name + " /" + call.getMethodDescriptor().getFullMethodName());
+                return next.startCall(call, headers);
+            }
+        };
+    }
+
+    private static void await(CountDownLatch latch) throws InterruptedException, TimeoutException {
+        if (!latch.await(30, TimeUnit.SECONDS)) {
+            throw new TimeoutException("waited 30 s");
+        }
+    }
+}

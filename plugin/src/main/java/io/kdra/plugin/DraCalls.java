@@ -58,14 +58,15 @@ final class DraCalls {
         }
         if (!checked.isEmpty()) {
             Map<String, PrepareResult> results;
-            try (CallSerializer.Permit permit = serialize()) {
+            CallSerializer.Permit permit = serialize();
+            try {
                 results = plugin.prepareResourceClaims(List.copyOf(checked));
-            } catch (StatusException e) {
-                throw e;
             } catch (StatusRuntimeException e) {
                 throw e.getStatus().asException();
             } catch (Exception e) {
                 throw failure("prepare resource claims", e);
+            } finally {
+                permit.close();
             }
             results.forEach((uid, result) -> response.putClaims(uid, toProto(result, withShareIds)));
         }
@@ -82,14 +83,15 @@ final class DraCalls {
                 .map(claim -> new ClaimRef(claim.getNamespace(), claim.getName(), claim.getUid()))
                 .toList();
         Map<String, UnprepareResult> results;
-        try (CallSerializer.Permit permit = serialize()) {
+        CallSerializer.Permit permit = serialize();
+        try {
             results = plugin.unprepareResourceClaims(refs);
-        } catch (StatusException e) {
-            throw e;
         } catch (StatusRuntimeException e) {
             throw e.getStatus().asException();
         } catch (Exception e) {
             throw failure("unprepare resource claims", e);
+        } finally {
+            permit.close();
         }
         results.forEach((uid, result) -> response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder()
                 .setError(result.isFailed() ? result.error() : "")

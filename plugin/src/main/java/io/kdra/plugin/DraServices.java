@@ -6,6 +6,7 @@ import com.google.protobuf.Parser;
 import io.grpc.BindableService;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.DRAPluginGrpc;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
@@ -13,6 +14,8 @@ import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
 import io.kdra.kubelet.api.dra.v1alpha4.NodeGrpc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The DRA gRPC services of each kubelet API version, all backed by one {@link DraCalls}. v1beta1 and v1alpha4 have
@@ -20,6 +23,8 @@ import io.kdra.kubelet.api.dra.v1alpha4.NodeGrpc;
  * wire format.
  */
 final class DraServices {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DraServices.class);
 
     private DraServices() {
     }
@@ -90,15 +95,16 @@ final class DraServices {
     }
 
     private static <T> void respond(StreamObserver<T> response, UnaryCall<T> call) {
-        T result;
         try {
-            result = call.run();
+            T result = call.run();
+            response.onNext(result);
+            response.onCompleted();
         } catch (StatusException e) {
             response.onError(e);
-            return;
+        } catch (StatusRuntimeException e) {
+            // The kubelet gave up on the call or the server is stopping; nobody is left to answer.
+            LOG.debug("call ended before its response was sent: {}", e.getStatus());
         }
-        response.onNext(result);
-        response.onCompleted();
     }
 
     static <T> T convert(MessageLite message, Parser<T> parser) throws StatusException {

@@ -1,5 +1,6 @@
 package io.kdra.plugin.cdi;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
@@ -34,6 +35,7 @@ public record ContainerEdits(List<String> env, List<DeviceNode> deviceNodes, Lis
     }
 
     /** Whether these edits change nothing. */
+    @JsonIgnore
     public boolean isEmpty() {
         return env.isEmpty() && deviceNodes.isEmpty() && mounts.isEmpty();
     }

@@ -21,9 +21,13 @@ public final class Channels implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        for (ManagedChannel channel : channels) {
-            channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+    public void close() {
+        try {
+            for (ManagedChannel channel : channels) {
+                channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +16,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -29,16 +33,29 @@ public final class MockApiServer implements AutoCloseable {
 
     private final KubernetesMockServer server;
     private final KubernetesClient client;
+    private final SpecFieldSelectors dispatcher = new SpecFieldSelectors();
 
     public MockApiServer() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new SpecFieldSelectors(), false);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init();
         client = server.createClient();
     }
 
     public KubernetesClient client() {
         return client;
+    }
+
+    /**
+     * Makes ResourceSlice creates and updates fail with 422 Invalid and this message, as validation of a real API
+     * server would; {@code null} accepts them again.
+     */
+    public void rejectSliceWrites(String message) {
+        dispatcher.rejection = message;
+    }
+
+    /** Rewrites the body of ResourceSlice creates and updates before storing, as a server with a feature off does. */
+    public void rewriteSliceWrites(UnaryOperator<JsonNode> rewrite) {
+        dispatcher.rewrite = rewrite;
     }
 
     @Override
@@ -50,6 +67,34 @@ public final class MockApiServer implements AutoCloseable {
     private static final class SpecFieldSelectors extends KubernetesCrudDispatcher {
 
         private static final JsonMapper JSON = JsonMapper.builder().build();
+        private volatile String rejection;
+        private volatile UnaryOperator<JsonNode> rewrite = UnaryOperator.identity();
+
+        @Override
+        public MockResponse handleCreate(RecordedRequest request) {
+            return isSliceWrite(request) ? write(request, super::handleCreate) : super.handleCreate(request);
+        }
+
+        @Override
+        public MockResponse handleUpdate(RecordedRequest request) {
+            return isSliceWrite(request) ? write(request, super::handleUpdate) : super.handleUpdate(request);
+        }
+
+        private static boolean isSliceWrite(RecordedRequest request) {
+            return request.getPath().contains("/resourceslices");
+        }
+
+        private MockResponse write(RecordedRequest request, Function<RecordedRequest, MockResponse> store) {
+            String message = rejection;
+            if (message != null) {
+                return new MockResponse().setResponseCode(422).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                        + "\"status\":\"Failure\",\"message\":\"" + message + "\",\"reason\":\"Invalid\","
+                        + "\"code\":422}");
+            }
+            JsonNode body = rewrite.apply(JSON.readTree(request.getUtf8Body()));
+            return store.apply(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                    request.getHeaders(), new Buffer(JSON.writeValueAsBytes(body))));
+        }
 
         @Override
         public MockResponse handleGet(String path) {

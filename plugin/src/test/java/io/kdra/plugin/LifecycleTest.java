@@ -1,0 +1,195 @@
+package io.kdra.plugin;
+
+import static io.kdra.plugin.DraClient.claim;
+import static io.kdra.plugin.DraClient.unprepareRequest;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
+import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
+import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
+import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
+import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
+import io.kdra.plugin.testing.Channels;
+import io.kdra.plugin.testing.TempDir;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Stopping: sockets removed, running calls drained, no threads left. */
+class LifecycleTest {
+
+    private static final String DRIVER = "test.example.com";
+
+    private TempDir dir;
+    private Channels channels;
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+
+    @BeforeEach
+    void setUp() {
+        dir = new TempDir();
+        channels = new Channels();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        callers.shutdownNow();
+        channels.close();
+        dir.close();
+    }
+
+    @Test
+    void stopRemovesBothSocketsAndCanBeRepeated() throws Exception {
+        KubeletPlugin plugin = builder(new RecordingDriver()).start();
+        assertThat(plugin.registrationSocket()).exists();
+        assertThat(plugin.draSocket()).exists();
+
+        plugin.stop();
+        plugin.stop();
+
+        assertThat(plugin.registrationSocket()).doesNotExist();
+        assertThat(plugin.draSocket()).doesNotExist();
+    }
+
+    @Test
+    void aStaleSocketFromAnEarlierInstanceIsReplaced() throws Exception {
+        Path stale = Files.createDirectories(dir.resolve("plugin")).resolve("dra.sock");
+        // A crashed instance leaves its socket file behind; closing a JDK server socket does not remove it either.
+        try (ServerSocketChannel crashed = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            crashed.bind(UnixDomainSocketAddress.of(stale));
+        }
+        assertThat(stale).exists();
+
+        KubeletPlugin plugin = builder(new RecordingDriver()).start();
+        try {
+            assertThat(DraClient.V1.unprepare(channels.to(plugin.draSocket()), unprepareRequest()).getClaimsMap())
+                    .isEmpty();
+        } finally {
+            plugin.stop();
+        }
+    }
+
+    @Test
+    void stopLetsRunningCallsFinish() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        driver.hook = () -> {
+            inside.countDown();
+            awaitLatch(release);
+        };
+        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofSeconds(60)).start();
+        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
+                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
+        awaitLatch(inside);
+
+        Future<?> stopping = callers.submit(plugin::stop);
+        // The registration socket goes first; the DRA server then waits for the running call.
+        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        assertThat(call).isNotDone();
+        release.countDown();
+
+        assertThat(call.get(30, TimeUnit.SECONDS).getClaimsMap()).containsOnlyKeys("uid-c");
+        stopping.get(30, TimeUnit.SECONDS);
+        assertThat(plugin.draSocket()).doesNotExist();
+    }
+
+    @Test
+    void stopCancelsCallsThatOutlastTheGracePeriod() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CountDownLatch inside = new CountDownLatch(1);
+        driver.hook = () -> {
+            inside.countDown();
+            new CountDownLatch(1).await();
+        };
+        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofMillis(100)).start();
+        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
+                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
+        awaitLatch(inside);
+
+        plugin.stop();
+
+        assertThat(call).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
+                .havingRootCause()
+                .isInstanceOf(StatusRuntimeException.class)
+                .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
+                        .isIn(Status.Code.CANCELLED, Status.Code.UNAVAILABLE));
+        assertThat(plugin.draSocket()).doesNotExist();
+    }
+
+    @Test
+    void stopLeavesNoThreadsBehind() throws Exception {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        KubeletPlugin plugin = builder(new RecordingDriver())
+                .healthV1(true)
+                .pluginListener(socketPath -> {
+                    ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                    proxy.bind(UnixDomainSocketAddress.of(dir.resolve("proxy.sock")));
+                    return new ConnectionListener() {
+                        @Override
+                        public ByteChannel accept() throws IOException {
+                            return proxy.accept();
+                        }
+
+                        @Override
+                        public void close() throws IOException {
+                            proxy.close();
+                        }
+                    };
+                })
+                .start();
+        RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+                .getInfo(InfoRequest.getDefaultInstance());
+        DraClient.V1.unprepare(channels.to(dir.resolve("proxy.sock")), unprepareRequest(claim("ns", "c", "u")));
+        plugin.reportHealth(List.of());
+        var stream = DRAResourceHealthGrpc.newBlockingStub(channels.to(dir.resolve("proxy.sock")))
+                .nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance());
+        stream.next();
+
+        plugin.stop();
+        channels.close();
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(started(before)).isEmpty());
+    }
+
+    /** Threads started since the snapshot that are still alive, except those of the test's own clients and tools. */
+    private static Set<String> started(Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> !before.contains(thread) && thread.isAlive())
+                .map(Thread::getName)
+                .filter(name -> !name.startsWith("grpc-default-") && !name.startsWith("grpc-shared-destroyer")
+                        && !name.startsWith("pool-") && !name.startsWith("awaitility"))
+                .collect(Collectors.toSet());
+    }
+
+    private KubeletPlugin.Builder builder(RecordingDriver driver) {
+        return KubeletPlugin.builder(DRIVER, driver)
+                .registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin"));
+    }
+
+    private static void awaitLatch(CountDownLatch latch) throws InterruptedException, TimeoutException {
+        if (!latch.await(30, TimeUnit.SECONDS)) {
+            throw new TimeoutException("waited 30 s");
+        }
+    }
+}

@@ -8,10 +8,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
@@ -22,6 +25,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.plugin.testing.Channels;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ByteChannel;
@@ -77,7 +82,8 @@ class ServingOptionsTest {
                 .healthV1(true)
                 .unaryInterceptor(recording("first", seen))
                 .unaryInterceptor(recording("second", seen))
-                .streamInterceptor(recording("stream", seen)));
+                .streamInterceptor(recording("stream", seen))
+                .streamInterceptor(recording("stream-2", seen)));
 
         RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
                 .getInfo(InfoRequest.getDefaultInstance());
@@ -106,7 +112,27 @@ class ServingOptionsTest {
                 "second /pluginregistration.Registration/GetInfo",
                 "first /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
                 "second /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
-                "stream /v1.DRAResourceHealth/NodeWatchResources");
+                "stream /v1.DRAResourceHealth/NodeWatchResources",
+                "stream-2 /v1.DRAResourceHealth/NodeWatchResources");
+    }
+
+    @Test
+    void anInterceptorCanRejectCallsBeforeTheDriverSeesThem() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        KubeletPlugin plugin = start(builder("pod", driver).unaryInterceptor(new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                    ServerCallHandler<Q, R> next) {
+                call.close(Status.PERMISSION_DENIED.withDescription("not the kubelet"), new Metadata());
+                return new ServerCall.Listener<>() { };
+            }
+        }));
+        String uid = allocatedClaim("ns", "c");
+
+        assertThatThrownBy(() -> DraClient.V1.prepare(channels.to(plugin.draSocket()),
+                prepareRequest(claim("ns", "c", uid))))
+                .hasMessage("PERMISSION_DENIED: not the kubelet");
+        assertThat(driver.prepareCalls).isEmpty();
     }
 
     @Test
@@ -145,6 +171,41 @@ class ServingOptionsTest {
         plugin.stop();
 
         assertThat(proxies.values()).noneMatch(ServerSocketChannel::isOpen);
+    }
+
+    @Test
+    void injectedConnectionsMayComeFromAnyTransport() throws IOException {
+        // A TCP loopback port stands in for a tunnel from a remote node: the plugin only sees byte channels.
+        ServerSocketChannel tunnel = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        KubeletPlugin plugin = start(builder("pod").pluginListener(socketPath -> new ConnectionListener() {
+            @Override
+            public ByteChannel accept() throws IOException {
+                return tunnel.accept();
+            }
+
+            @Override
+            public void close() throws IOException {
+                tunnel.close();
+            }
+        }));
+        ManagedChannel channel = NettyChannelBuilder.forAddress((InetSocketAddress) tunnel.getLocalAddress())
+                .usePlaintext().build();
+        try {
+            String uid = allocatedClaim("ns", "c");
+
+            NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
+                    prepareRequest(claim("ns", "c", uid)));
+
+            assertThat(response.getClaimsOrThrow(uid).getDevicesList()).singleElement()
+                    .satisfies(device -> assertThat(device.getDeviceName()).isEqualTo("device-c"));
+            assertThat(plugin.draSocket()).doesNotExist();
+            assertThat(plugin.registrationSocket()).exists();
+        } finally {
+            channel.shutdownNow();
+        }
+        plugin.stop();
+        assertThat(tunnel.isOpen()).isFalse();
     }
 
     @Test
@@ -220,6 +281,35 @@ class ServingOptionsTest {
             release.countDown();
             caller.shutdownNow();
         }
+    }
+
+    @Test
+    void serializedCallsOfOneInstanceRunOneAtATimeWithoutALockFile() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        KubeletPlugin plugin = start(builder("pod", driver));
+
+        List<String> uids = prepareInParallel(List.of(plugin), 32);
+
+        assertThat(driver.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(driver.maxConcurrentCalls()).isEqualTo(1);
+        assertThat(dir.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).doesNotExist();
+    }
+
+    @Test
+    void unserializedCallsOfOneInstanceOverlap() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CyclicBarrier bothInside = new CyclicBarrier(2);
+        driver.hook = () -> {
+            if (driver.prepareCalls.size() <= 2) {
+                bothInside.await(30, TimeUnit.SECONDS);
+            }
+        };
+        KubeletPlugin plugin = start(builder("pod", driver).serialize(false));
+
+        List<String> uids = prepareInParallel(List.of(plugin), 32);
+
+        assertThat(driver.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(driver.maxConcurrentCalls()).isGreaterThanOrEqualTo(2);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static io.kdra.plugin.DraClient.prepareRequest;
 import static io.kdra.plugin.testing.Claims.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
@@ -36,9 +37,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -105,7 +108,7 @@ class ServingOptionsTest {
                     }
                 });
         plugin.reportHealth(List.of());
-        await(opened);
+        awaitLatch(opened);
 
         assertThat(seen).containsExactly(
                 "first /pluginregistration.Registration/GetInfo",
@@ -254,13 +257,35 @@ class ServingOptionsTest {
     }
 
     @Test
+    void aMissingLockDirectoryIsCreatedAtStart() throws IOException {
+        Path lockDirectory = dir.resolve("locks/nested");
+
+        start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(lockDirectory));
+
+        assertThat(lockDirectory).isDirectory();
+    }
+
+    @Test
+    void aLockDirectoryThatCannotBeCreatedFailsStartAndLeavesNoThreads() throws IOException {
+        Path blocker = Files.writeString(dir.resolve("file"), "not a directory");
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+
+        assertThatThrownBy(() -> start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(blocker.resolve("x"))))
+                .isInstanceOf(IOException.class);
+        assertThat(dir.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> !before.contains(thread)
+                        && thread.isAlive() && thread.getName().startsWith("kdra-plugin-")));
+    }
+
+    @Test
     void aRunningCallHoldsTheRollingUpdateLockFile() throws Exception {
         RecordingDriver driver = new RecordingDriver();
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         driver.hook = () -> {
             inside.countDown();
-            await(release);
+            awaitLatch(release);
         };
         Path lockDirectory = Files.createDirectories(dir.resolve("locks"));
         KubeletPlugin plugin = start(builder("pod-a", driver).rollingUpdate("pod-a").flockDirectory(lockDirectory));
@@ -269,7 +294,7 @@ class ServingOptionsTest {
             String uid = allocatedClaim("ns", "c");
             Future<NodePrepareResourcesResponse> call = caller.submit(() -> DraClient.V1.prepare(
                     channels.to(plugin.draSocket()), prepareRequest(claim("ns", "c", uid))));
-            await(inside);
+            awaitLatch(inside);
 
             try (FileChannel lockFile = FileChannel.open(lockDirectory.resolve(KubeletPlugin.SERIALIZE_LOCK_FILE),
                     StandardOpenOption.WRITE)) {
@@ -345,7 +370,7 @@ class ServingOptionsTest {
                 String uid = allocatedClaim("ns", name);
                 var channel = channels.to(instance.draSocket());
                 results.add(callers.submit(() -> {
-                    await(start);
+                    awaitLatch(start);
                     NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
                             prepareRequest(claim("ns", name, uid)));
                     assertThat(response.getClaimsMap()).containsOnlyKeys(uid);
@@ -408,7 +433,7 @@ class ServingOptionsTest {
         };
     }
 
-    private static void await(CountDownLatch latch) throws InterruptedException, TimeoutException {
+    private static void awaitLatch(CountDownLatch latch) throws InterruptedException, TimeoutException {
         if (!latch.await(30, TimeUnit.SECONDS)) {
             throw new TimeoutException("waited 30 s");
         }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +82,7 @@ public final class KubeletPlugin implements AutoCloseable {
     private GrpcSocketServer registrationServer;
     private ResourceSlicePublisher publisher;
     private boolean stopped;
+    private final CountDownLatch stopCompleted = new CountDownLatch(1);
 
     private KubeletPlugin(Builder settings, Path registrationSocket, Path draSocket) {
         this.driverName = settings.driverName;
@@ -197,13 +199,22 @@ public final class KubeletPlugin implements AutoCloseable {
     /**
      * Stops both servers and the publisher: removes the registration socket, completes health streams, lets running
      * calls finish within the grace period and cancels the rest, removes the DRA socket, and ends all threads the plugin
-     * started. Calling it again does nothing.
+     * started. Calling it again, also from another thread while the first call runs, returns once the plugin is
+     * stopped.
      */
-    public synchronized void stop() {
-        if (stopped) {
+    public void stop() {
+        ResourceSlicePublisher startedPublisher;
+        boolean alreadyStopping;
+        synchronized (this) {
+            alreadyStopping = stopped;
+            stopped = true;
+            startedPublisher = publisher;
+        }
+        if (alreadyStopping) {
+            awaitStopped();
             return;
         }
-        stopped = true;
+        // Draining runs without the lock: a running call may use this plugin, for example to publish resources.
         try {
             if (registrationServer != null) {
                 registrationServer.stop(stopGracePeriod);
@@ -212,8 +223,8 @@ public final class KubeletPlugin implements AutoCloseable {
             if (draServer != null) {
                 draServer.stop(stopGracePeriod);
             }
-            if (publisher != null) {
-                publisher.stop();
+            if (startedPublisher != null) {
+                startedPublisher.stop();
             }
             executor.shutdown();
             if (!executor.awaitTermination(stopGracePeriod.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -227,6 +238,16 @@ public final class KubeletPlugin implements AutoCloseable {
             eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         }
         LOG.info("kubelet plugin for driver {} stopped", driverName);
+        stopCompleted.countDown();
+    }
+
+    /** A second {@link #stop()} returns only when the first one is done. */
+    private void awaitStopped() {
+        try {
+            stopCompleted.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Same as {@link #stop()}. */

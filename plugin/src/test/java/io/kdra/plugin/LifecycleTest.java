@@ -12,6 +12,8 @@ import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
+import io.kdra.plugin.resourceslice.DriverResources;
+import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.plugin.testing.Channels;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
@@ -110,6 +112,38 @@ class LifecycleTest {
 
         assertThat(call.get(30, TimeUnit.SECONDS).getClaimsMap()).containsOnlyKeys("uid-c");
         stopping.get(30, TimeUnit.SECONDS);
+        assertThat(plugin.draSocket()).doesNotExist();
+    }
+
+    @Test
+    void whileStopDrainsCallsThePluginAnswersAtOnce() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        driver.hook = () -> {
+            inside.countDown();
+            awaitLatch(release);
+        };
+        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofSeconds(60)).start();
+        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
+                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
+        awaitLatch(inside);
+        Future<?> stopping = callers.submit(plugin::stop);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+
+        // A running call may use the plugin; it must not wait for the drain that waits for it.
+        Future<?> publish = callers.submit(() -> plugin.publishResources(
+                DriverResources.of("pool", Pool.ofDevices(List.of()))));
+        assertThat(publish).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
+                .havingRootCause().isInstanceOf(IllegalStateException.class)
+                .withMessage("kubelet plugin for driver " + DRIVER + " is stopped");
+        Future<?> secondStop = callers.submit(plugin::stop);
+        assertThat(secondStop).isNotDone();
+        release.countDown();
+
+        assertThat(call.get(30, TimeUnit.SECONDS).getClaimsMap()).containsOnlyKeys("uid-c");
+        stopping.get(30, TimeUnit.SECONDS);
+        secondStop.get(30, TimeUnit.SECONDS);
         assertThat(plugin.draSocket()).doesNotExist();
     }
 

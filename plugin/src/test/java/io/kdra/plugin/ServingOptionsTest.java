@@ -230,6 +230,23 @@ class ServingOptionsTest {
     }
 
     @Test
+    void theOldInstanceOfARollingUpdateStopsWithoutDisturbingTheNewOne() throws Exception {
+        RecordingDriver newDriver = new RecordingDriver();
+        KubeletPlugin old = start(builder("pod-a").rollingUpdate("pod-a"));
+        KubeletPlugin replacement = start(builder("pod-b", newDriver).rollingUpdate("pod-b"));
+
+        old.stop();
+
+        assertThat(old.registrationSocket()).doesNotExist();
+        assertThat(old.draSocket()).doesNotExist();
+        assertThat(replacement.registrationSocket()).exists();
+        assertThat(replacement.draSocket()).exists();
+        List<String> uids = prepareInParallel(List.of(replacement), 8);
+        assertThat(newDriver.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(newDriver.maxConcurrentCalls()).isEqualTo(1);
+    }
+
+    @Test
     void withoutRollingUpdatesTheSocketNamesAreFixed() throws IOException {
         KubeletPlugin plugin = start(builder("pod"));
         KubeletPlugin renamed = start(KubeletPlugin.builder("other.example.com", new RecordingDriver())

@@ -70,6 +70,13 @@ final class DraCalls {
             }
             checkResults("prepare resource claims", results);
             results.forEach((uid, result) -> response.putClaims(uid, toProto(result, withShareIds)));
+            for (ResourceClaim claim : checked) {
+                if (!results.containsKey(claim.getMetadata().getUid())) {
+                    response.putClaims(claim.getMetadata().getUid(), NodePrepareResourceResponse.newBuilder()
+                            .setError(noResult(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))
+                            .build());
+                }
+            }
         }
         return response.build();
     }
@@ -98,6 +105,12 @@ final class DraCalls {
         results.forEach((uid, result) -> response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder()
                 .setError(result.isFailed() ? result.error() : "")
                 .build()));
+        for (ClaimRef ref : refs) {
+            if (!results.containsKey(ref.uid())) {
+                response.putClaims(ref.uid(), NodeUnprepareResourceResponse.newBuilder()
+                        .setError(noResult(ref.namespace(), ref.name())).build());
+            }
+        }
         return response.build();
     }
 
@@ -123,6 +136,11 @@ final class DraCalls {
                         + result.getKey()).asException();
             }
         }
+    }
+
+    /** Without an entry the kubelet would only know that some claim was left out, not which one or why. */
+    private static String noResult(String namespace, String name) {
+        return "the driver returned no result for claim " + namespace + "/" + name;
     }
 
     /** Responses are keyed by claim UID, so a request without UIDs or with one UID twice cannot be answered. */

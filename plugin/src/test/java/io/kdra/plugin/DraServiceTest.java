@@ -224,6 +224,33 @@ class DraServiceTest {
     }
 
     @Test
+    void claimsTheDriverLeftOutGetAnErrorNamingThem() throws IOException {
+        ResourceClaim answered = Claims.createAllocated(client, namespace, "answered", result("r", DRIVER, "p", "d"));
+        ResourceClaim forgotten = Claims.createAllocated(client, namespace, "forgotten", result("r", DRIVER, "p", "e"));
+        plugin = KubeletPlugin.builder(DRIVER, new DraPlugin() {
+            @Override
+            public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
+                return Map.of(uid(answered), PrepareResult.prepared(List.of()));
+            }
+
+            @Override
+            public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
+                return Map.of(uid(answered), UnprepareResult.unprepared());
+            }
+        }).kubernetesClient(client).registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin")).start();
+        Claim[] both = {claim(namespace, "answered", uid(answered)), claim(namespace, "forgotten", uid(forgotten))};
+
+        NodePrepareResourcesResponse prepared = DraClient.V1.prepare(dra(), prepareRequest(both));
+        var unprepared = DraClient.V1.unprepare(dra(), unprepareRequest(both));
+
+        String error = "the driver returned no result for claim " + namespace + "/forgotten";
+        assertThat(errors(prepared)).isEqualTo(Map.of(uid(answered), "", uid(forgotten), error));
+        assertThat(unprepared.getClaimsOrThrow(uid(forgotten)).getError()).isEqualTo(error);
+        assertThat(unprepared.getClaimsOrThrow(uid(answered)).getError()).isEmpty();
+    }
+
+    @Test
     void repeatedPreparesOfOneClaimGetTheSameAnswer() throws IOException {
         ResourceClaim claim = Claims.createAllocated(client, namespace, "c",
                 result("gpu/sub", DRIVER, "node-1", "device-00"));

@@ -256,6 +256,40 @@ class KubectlTest {
         assertThat(kubectl("delete", "pod", "pod-w", "--wait=true")).isEqualTo("pod \"pod-w\" deleted");
     }
 
+    @Test
+    void getPrintsTheServersColumns() throws Exception {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "create", "-f", file("table-claim.yaml", CLAIM));
+        kubectl("-n", ns, "create", "-f", file("table-pod.yaml", POD.formatted("1")));
+        kubectl("create", "-f", file("table-slice.yaml", SLICE.replace("slice-1", "table-slice")));
+
+        assertThat(kubectl("-n", ns, "get", "pods").lines().toList()).satisfiesExactly(
+                header -> assertThat(header).matches("NAME +READY +STATUS +RESTARTS +AGE"),
+                row -> assertThat(row).matches("pod-1 +0/1 +Pending +0 +\\d+s"));
+        assertThat(kubectl("-n", ns, "get", "resourceclaims.v1beta1.resource.k8s.io").lines().toList())
+                .satisfiesExactly(header -> assertThat(header).matches("NAME +STATE +AGE"),
+                        row -> assertThat(row).matches("claim-1 +pending +\\d+s"));
+        assertThat(kubectl("get", "resourceslice", "table-slice").lines().toList()).satisfiesExactly(
+                header -> assertThat(header).matches("NAME +NODE +DRIVER +POOL +AGE"),
+                row -> assertThat(row).matches("table-slice +node-1 +gpu.example.com +node-1 +\\d+s"));
+        assertThat(kubectl("get", "namespace", ns, "--show-labels")).contains("Active", "kubernetes.io/metadata.name="
+                + ns);
+
+        Process watch = start("-n", ns, "get", "resourceclaims", "-w");
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(lines.readLine()).matches("NAME +STATE +AGE");
+            assertThat(lines.readLine()).matches("claim-1 +pending +\\d+s");
+            kubectl("-n", ns, "patch", "resourceclaim", "claim-1", "--subresource=status", "--type=merge", "-p", """
+                    {"status":{"allocation":{"devices":{"results":[
+                      {"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}""");
+            assertThat(lines.readLine()).matches("claim-1 +allocated +\\d+s");
+        } finally {
+            watch.destroy();
+        }
+        kubectl("delete", "resourceslice", "table-slice");
+    }
+
     private static Path file(String name, String content) throws IOException {
         return Files.writeString(dir.resolve(name), content);
     }

@@ -77,6 +77,10 @@ final class ConnectionBridge {
                 }
                 return;
             }
+            if (client == null) {
+                LOG.error("{}: the injected listener returned no connection, no more connections are accepted", name);
+                return;
+            }
             try {
                 bridge(client, SocketChannel.open(target));
             } catch (IOException e) {

@@ -68,6 +68,7 @@ final class DraCalls {
             } finally {
                 permit.close();
             }
+            checkResults("prepare resource claims", results);
             results.forEach((uid, result) -> response.putClaims(uid, toProto(result, withShareIds)));
         }
         return response.build();
@@ -93,6 +94,7 @@ final class DraCalls {
         } finally {
             permit.close();
         }
+        checkResults("unprepare resource claims", results);
         results.forEach((uid, result) -> response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder()
                 .setError(result.isFailed() ? result.error() : "")
                 .build()));
@@ -107,6 +109,19 @@ final class DraCalls {
             throw Status.CANCELLED.withDescription("serialize gRPC: interrupted").withCause(e).asException();
         } catch (IOException e) {
             throw failure("serialize gRPC", e);
+        }
+    }
+
+    /** A driver bug must reach the kubelet as a readable error, not as a bare exception from gRPC. */
+    private static void checkResults(String operation, Map<String, ?> results) throws StatusException {
+        if (results == null) {
+            throw Status.UNKNOWN.withDescription(operation + ": the driver returned no result map").asException();
+        }
+        for (Map.Entry<String, ?> result : results.entrySet()) {
+            if (result.getKey() == null || result.getValue() == null) {
+                throw Status.UNKNOWN.withDescription(operation + ": the driver returned a null entry for claim UID "
+                        + result.getKey()).asException();
+            }
         }
     }
 

@@ -62,10 +62,18 @@ final class GrpcSocketServer {
             LOG.info("{}: serving on {}", name, socketPath);
             return new GrpcSocketServer(name, server, socketPath, null, null);
         }
+        // The kubelet (or a proxy on its node) dials this path, so it must be a valid socket path there too.
+        checkLength(socketPath);
         Path directory = Files.createTempDirectory("kdra-bridge-");
         Path privateSocket = directory.resolve("grpc.sock");
-        checkLength(privateSocket);
-        Server server = bind(privateSocket, services, interceptors, eventLoops, executor);
+        Server server;
+        try {
+            checkLength(privateSocket);
+            server = bind(privateSocket, services, interceptors, eventLoops, executor);
+        } catch (IOException | RuntimeException e) {
+            deleteBridgeDirectory(directory);
+            throw e;
+        }
         ConnectionListener listener;
         try {
             listener = injected.listen(socketPath);

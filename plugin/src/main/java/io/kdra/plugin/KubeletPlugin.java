@@ -11,6 +11,7 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.ResourceSlicePublisher;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -235,14 +236,14 @@ public final class KubeletPlugin implements AutoCloseable {
     }
 
     private void start(Builder settings) throws IOException {
-        DraCalls calls = new DraCalls(settings.plugin, settings.claimLookup(),
-                settings.serializer(draSocket.getParent()));
-        List<BindableService> draServices = new ArrayList<>();
-        for (ServedService service : settings.services) {
-            draServices.add(service.bind(calls, health));
-        }
-        List<ServerInterceptor> interceptors = settings.interceptors();
         try {
+            DraCalls calls = new DraCalls(settings.plugin, settings.claimLookup(),
+                    settings.serializer(draSocket.getParent()));
+            List<BindableService> draServices = new ArrayList<>();
+            for (ServedService service : settings.services) {
+                draServices.add(service.bind(calls, health));
+            }
+            List<ServerInterceptor> interceptors = settings.interceptors();
             draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener, draServices,
                     interceptors, eventLoops, executor);
             registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
@@ -506,7 +507,7 @@ public final class KubeletPlugin implements AutoCloseable {
             }
         }
 
-        private CallSerializer serializer(Path dataDirectory) {
+        private CallSerializer serializer(Path dataDirectory) throws IOException {
             if (!serialize) {
                 return CallSerializer.disabled();
             }
@@ -514,6 +515,8 @@ public final class KubeletPlugin implements AutoCloseable {
                 return CallSerializer.inProcess();
             }
             Path directory = flockDirectory != null ? flockDirectory : dataDirectory;
+            // Fail at start rather than on every call when the lock file cannot be created.
+            Files.createDirectories(directory);
             return CallSerializer.fileLock(directory.resolve(SERIALIZE_LOCK_FILE));
         }
 

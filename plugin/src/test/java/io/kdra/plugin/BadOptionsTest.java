@@ -74,6 +74,34 @@ class BadOptionsTest {
     }
 
     @Test
+    void aTooLongDraSocketPathIsRejectedBeforeAnythingIsServed() {
+        Path longDirectory = dir.resolve("p".repeat(100));
+
+        assertThatThrownBy(() -> builder("test.example.com").pluginDataDirectory(longDirectory).start())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("socket path " + longDirectory + "/dra.sock is ")
+                .hasMessageEndingWith(" bytes long; Unix socket paths must be shorter than 108 bytes");
+        assertThat(dir.resolve("registry/test.example.com-reg.sock")).doesNotExist();
+    }
+
+    @Test
+    void anInjectedSocketPathMustFitTooAndTheListenerIsNotAskedFor() {
+        Path longDirectory = dir.resolve("r".repeat(100));
+        List<Path> asked = new java.util.ArrayList<>();
+
+        assertThatThrownBy(() -> builder("test.example.com").registrarDirectory(longDirectory)
+                .registrarListener(socketPath -> {
+                    asked.add(socketPath);
+                    throw new IOException("must not be called");
+                })
+                .start())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("socket path " + longDirectory + "/test.example.com-reg.sock is ");
+        assertThat(asked).isEmpty();
+        assertThat(dir.resolve("plugin/dra.sock")).doesNotExist();
+    }
+
+    @Test
     void aFailingListenerFactoryFailsStart() {
         assertThatThrownBy(() -> builder("test.example.com")
                 .registrarListener(socketPath -> {

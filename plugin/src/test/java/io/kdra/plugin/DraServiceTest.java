@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.kdra.kubelet.api.dra.v1.Claim;
 import io.kdra.kubelet.api.dra.v1.Device;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourceResponse;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
@@ -21,9 +22,15 @@ import io.kdra.plugin.testing.Claims;
 import io.kdra.plugin.testing.MockApiServer;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -185,6 +192,99 @@ class DraServiceTest {
         assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
                 .hasMessage("UNKNOWN: prepare resource claims: invalid device \"test.example.com/test=-bad\": "
                         + "invalid name \"-bad\", should start with a letter or digit");
+    }
+
+    @Test
+    void aDriverThatReturnsNoResultsFailsTheCallWithAReadableError() throws IOException {
+        ResourceClaim claim = Claims.createAllocated(client, namespace, "c", result("gpu", DRIVER, "p", "d"));
+        Map<String, PrepareResult> withNullEntry = new HashMap<>();
+        withNullEntry.put(uid(claim), null);
+        List<Map<String, PrepareResult>> answers = new ArrayList<>(Arrays.asList(null,
+                withNullEntry));
+        plugin = KubeletPlugin.builder(DRIVER, new DraPlugin() {
+            @Override
+            public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
+                return answers.remove(0);
+            }
+
+            @Override
+            public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
+                return null;
+            }
+        }).kubernetesClient(client).registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin")).start();
+
+        assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
+                .hasMessage("UNKNOWN: prepare resource claims: the driver returned no result map");
+        assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
+                .hasMessage("UNKNOWN: prepare resource claims: the driver returned a null entry for claim UID "
+                        + uid(claim));
+        assertThatThrownBy(() -> DraClient.V1.unprepare(dra(), unprepareRequest(claim(namespace, "c", uid(claim)))))
+                .hasMessage("UNKNOWN: unprepare resource claims: the driver returned no result map");
+    }
+
+    @Test
+    void repeatedPreparesOfOneClaimGetTheSameAnswer() throws IOException {
+        ResourceClaim claim = Claims.createAllocated(client, namespace, "c",
+                result("gpu/sub", DRIVER, "node-1", "device-00"));
+        start(EnumSet.allOf(DraClient.class));
+        NodePrepareResourcesResponse first = DraClient.V1.prepare(dra(), prepareRequest(
+                claim(namespace, "c", uid(claim))));
+
+        for (int i = 0; i < 20; i++) {
+            DraClient version = DraClient.values()[i % DraClient.values().length];
+            assertThat(version.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
+                    .as("call %d over %s", i, version).isEqualTo(first);
+        }
+        assertThat(driver.prepareCalls).hasSize(21);
+    }
+
+    /**
+     * Random batches of good and bad claims over random API versions: every claim gets its own answer, whatever else
+     * is in the batch.
+     */
+    @Test
+    void randomBatchesOfGoodAndBadClaimsAnswerEachClaimOnItsOwn() throws IOException {
+        long seed = 20261203L;
+        Random random = new Random(seed);
+        Map<Claim, String> expected = new LinkedHashMap<>();
+        for (int i = 0; i < 6; i++) {
+            ResourceClaim good = Claims.createAllocated(client, namespace, "good-" + i,
+                    result("req-" + i, DRIVER, "node-1", "device-0" + i));
+            expected.put(claim(namespace, "good-" + i, uid(good)), "");
+            expected.put(claim(namespace, "good-" + i, "older-" + i), "claim " + namespace + "/good-" + i
+                    + " got replaced");
+        }
+        for (int i = 0; i < 2; i++) {
+            ResourceClaim pending = Claims.createUnallocated(client, namespace, "pending-" + i);
+            expected.put(claim(namespace, "pending-" + i, uid(pending)), "claim " + namespace + "/pending-" + i
+                    + " not allocated");
+        }
+        expected.put(claim(namespace, "gone", "uid-gone"), "retrieve claim " + namespace
+                + "/gone: resourceclaims.resource.k8s.io \"gone\" not found");
+        ResourceClaim broken = Claims.createAllocated(client, namespace, "broken", result("r", DRIVER, "p", "d"));
+        driver.claimErrors.put("broken", "device is on fire");
+        expected.put(claim(namespace, "broken", uid(broken)), "device is on fire");
+        start(EnumSet.allOf(DraClient.class));
+        List<Claim> candidates = List.copyOf(expected.keySet());
+
+        for (int call = 0; call < 40; call++) {
+            List<Claim> shuffled = new ArrayList<>(candidates);
+            Collections.shuffle(shuffled, random);
+            List<Claim> batch = shuffled.subList(0, 1 + random.nextInt(6));
+            DraClient version = DraClient.values()[random.nextInt(DraClient.values().length)];
+
+            NodePrepareResourcesResponse response = version.prepare(dra(), prepareRequest(
+                    batch.toArray(Claim[]::new)));
+
+            for (Claim claim : batch) {
+                NodePrepareResourceResponse answer = response.getClaimsOrThrow(claim.getUid());
+                assertThat(answer.getError()).as("seed %d, call %d over %s, claim %s", seed, call, version, claim)
+                        .isEqualTo(expected.get(claim));
+                assertThat(answer.getDevicesCount()).isEqualTo(expected.get(claim).isEmpty() ? 1 : 0);
+            }
+            assertThat(response.getClaimsCount()).isEqualTo(batch.size());
+        }
     }
 
     @Test

@@ -5,13 +5,17 @@ import static io.kdra.plugin.DraClient.prepareRequest;
 import static io.kdra.plugin.testing.Claims.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
@@ -22,6 +26,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.plugin.testing.Channels;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ByteChannel;
@@ -31,9 +37,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -77,7 +85,8 @@ class ServingOptionsTest {
                 .healthV1(true)
                 .unaryInterceptor(recording("first", seen))
                 .unaryInterceptor(recording("second", seen))
-                .streamInterceptor(recording("stream", seen)));
+                .streamInterceptor(recording("stream", seen))
+                .streamInterceptor(recording("stream-2", seen)));
 
         RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
                 .getInfo(InfoRequest.getDefaultInstance());
@@ -99,14 +108,34 @@ class ServingOptionsTest {
                     }
                 });
         plugin.reportHealth(List.of());
-        await(opened);
+        awaitLatch(opened);
 
         assertThat(seen).containsExactly(
                 "first /pluginregistration.Registration/GetInfo",
                 "second /pluginregistration.Registration/GetInfo",
                 "first /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
                 "second /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
-                "stream /v1.DRAResourceHealth/NodeWatchResources");
+                "stream /v1.DRAResourceHealth/NodeWatchResources",
+                "stream-2 /v1.DRAResourceHealth/NodeWatchResources");
+    }
+
+    @Test
+    void anInterceptorCanRejectCallsBeforeTheDriverSeesThem() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        KubeletPlugin plugin = start(builder("pod", driver).unaryInterceptor(new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                    ServerCallHandler<Q, R> next) {
+                call.close(Status.PERMISSION_DENIED.withDescription("not the kubelet"), new Metadata());
+                return new ServerCall.Listener<>() { };
+            }
+        }));
+        String uid = allocatedClaim("ns", "c");
+
+        assertThatThrownBy(() -> DraClient.V1.prepare(channels.to(plugin.draSocket()),
+                prepareRequest(claim("ns", "c", uid))))
+                .hasMessage("PERMISSION_DENIED: not the kubelet");
+        assertThat(driver.prepareCalls).isEmpty();
     }
 
     @Test
@@ -145,6 +174,41 @@ class ServingOptionsTest {
         plugin.stop();
 
         assertThat(proxies.values()).noneMatch(ServerSocketChannel::isOpen);
+    }
+
+    @Test
+    void injectedConnectionsMayComeFromAnyTransport() throws IOException {
+        // A TCP loopback port stands in for a tunnel from a remote node: the plugin only sees byte channels.
+        ServerSocketChannel tunnel = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        KubeletPlugin plugin = start(builder("pod").pluginListener(socketPath -> new ConnectionListener() {
+            @Override
+            public ByteChannel accept() throws IOException {
+                return tunnel.accept();
+            }
+
+            @Override
+            public void close() throws IOException {
+                tunnel.close();
+            }
+        }));
+        ManagedChannel channel = NettyChannelBuilder.forAddress((InetSocketAddress) tunnel.getLocalAddress())
+                .usePlaintext().build();
+        try {
+            String uid = allocatedClaim("ns", "c");
+
+            NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
+                    prepareRequest(claim("ns", "c", uid)));
+
+            assertThat(response.getClaimsOrThrow(uid).getDevicesList()).singleElement()
+                    .satisfies(device -> assertThat(device.getDeviceName()).isEqualTo("device-c"));
+            assertThat(plugin.draSocket()).doesNotExist();
+            assertThat(plugin.registrationSocket()).exists();
+        } finally {
+            channel.shutdownNow();
+        }
+        plugin.stop();
+        assertThat(tunnel.isOpen()).isFalse();
     }
 
     @Test
@@ -193,13 +257,35 @@ class ServingOptionsTest {
     }
 
     @Test
+    void aMissingLockDirectoryIsCreatedAtStart() throws IOException {
+        Path lockDirectory = dir.resolve("locks/nested");
+
+        start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(lockDirectory));
+
+        assertThat(lockDirectory).isDirectory();
+    }
+
+    @Test
+    void aLockDirectoryThatCannotBeCreatedFailsStartAndLeavesNoThreads() throws IOException {
+        Path blocker = Files.writeString(dir.resolve("file"), "not a directory");
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+
+        assertThatThrownBy(() -> start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(blocker.resolve("x"))))
+                .isInstanceOf(IOException.class);
+        assertThat(dir.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> !before.contains(thread)
+                        && thread.isAlive() && thread.getName().startsWith("kdra-plugin-")));
+    }
+
+    @Test
     void aRunningCallHoldsTheRollingUpdateLockFile() throws Exception {
         RecordingDriver driver = new RecordingDriver();
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         driver.hook = () -> {
             inside.countDown();
-            await(release);
+            awaitLatch(release);
         };
         Path lockDirectory = Files.createDirectories(dir.resolve("locks"));
         KubeletPlugin plugin = start(builder("pod-a", driver).rollingUpdate("pod-a").flockDirectory(lockDirectory));
@@ -208,7 +294,7 @@ class ServingOptionsTest {
             String uid = allocatedClaim("ns", "c");
             Future<NodePrepareResourcesResponse> call = caller.submit(() -> DraClient.V1.prepare(
                     channels.to(plugin.draSocket()), prepareRequest(claim("ns", "c", uid))));
-            await(inside);
+            awaitLatch(inside);
 
             try (FileChannel lockFile = FileChannel.open(lockDirectory.resolve(KubeletPlugin.SERIALIZE_LOCK_FILE),
                     StandardOpenOption.WRITE)) {
@@ -220,6 +306,35 @@ class ServingOptionsTest {
             release.countDown();
             caller.shutdownNow();
         }
+    }
+
+    @Test
+    void serializedCallsOfOneInstanceRunOneAtATimeWithoutALockFile() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        KubeletPlugin plugin = start(builder("pod", driver));
+
+        List<String> uids = prepareInParallel(List.of(plugin), 32);
+
+        assertThat(driver.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(driver.maxConcurrentCalls()).isEqualTo(1);
+        assertThat(dir.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).doesNotExist();
+    }
+
+    @Test
+    void unserializedCallsOfOneInstanceOverlap() throws Exception {
+        RecordingDriver driver = new RecordingDriver();
+        CyclicBarrier bothInside = new CyclicBarrier(2);
+        driver.hook = () -> {
+            if (driver.prepareCalls.size() <= 2) {
+                bothInside.await(30, TimeUnit.SECONDS);
+            }
+        };
+        KubeletPlugin plugin = start(builder("pod", driver).serialize(false));
+
+        List<String> uids = prepareInParallel(List.of(plugin), 32);
+
+        assertThat(driver.prepared).containsExactlyInAnyOrderElementsOf(uids);
+        assertThat(driver.maxConcurrentCalls()).isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -255,7 +370,7 @@ class ServingOptionsTest {
                 String uid = allocatedClaim("ns", name);
                 var channel = channels.to(instance.draSocket());
                 results.add(callers.submit(() -> {
-                    await(start);
+                    awaitLatch(start);
                     NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
                             prepareRequest(claim("ns", name, uid)));
                     assertThat(response.getClaimsMap()).containsOnlyKeys(uid);
@@ -318,7 +433,7 @@ class ServingOptionsTest {
         };
     }
 
-    private static void await(CountDownLatch latch) throws InterruptedException, TimeoutException {
+    private static void awaitLatch(CountDownLatch latch) throws InterruptedException, TimeoutException {
         if (!latch.await(30, TimeUnit.SECONDS)) {
             throw new TimeoutException("waited 30 s");
         }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
@@ -220,6 +221,27 @@ class ResourceSlicePublisherTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("pool \"none\": a pool not local to a node needs one of nodeSelector, allNodes or "
                         + "perDeviceNodeSelection");
+    }
+
+    @Test
+    void devicesMayNameTheirOwnNodes() {
+        List<Device> devices = List.of(
+                new DeviceBuilder(Devices.device("device-00"))
+                        .withNodeName(nodeName).build(),
+                new DeviceBuilder(Devices.device("device-01"))
+                        .withAllNodes(true).build());
+        publisher = ResourceSlicePublisher.builder(client, driver).errorHandler(this::record)
+                .syncDelay(Duration.ofMillis(50))
+                .start(DriverResources.of("per-device",
+                        new Pool(List.of(Slice.ofDevices(devices)), null, false, true, 0)));
+
+        ResourceSlice slice = awaitSlices(1).get(0);
+
+        assertThat(slice.getSpec().getPerDeviceNodeSelection()).isTrue();
+        assertThat(slice.getSpec().getNodeName()).isNull();
+        assertThat(slice.getSpec().getAllNodes()).isNull();
+        assertThat(slice.getSpec().getDevices()).isEqualTo(devices);
+        assertThat(errors).isEmpty();
     }
 
     @Test

@@ -1,0 +1,122 @@
+package io.kdra.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.plugin.resourceslice.DriverResources;
+import io.kdra.plugin.resourceslice.Pool;
+import io.kdra.plugin.testing.MockApiServer;
+import io.kdra.plugin.testing.TempDir;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link KubeletPlugin#publishResources}: the plugin's own publisher, owned by its node. */
+class PublishResourcesTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static MockApiServer api;
+    private static KubernetesClient client;
+
+    private TempDir dir;
+    private String driver;
+    private Node node;
+
+    @BeforeAll
+    static void startApiServer() {
+        api = new MockApiServer();
+        client = api.client();
+    }
+
+    @AfterAll
+    static void stopApiServer() {
+        api.close();
+    }
+
+    @BeforeEach
+    void setUp() {
+        dir = new TempDir();
+        String id = UUID.randomUUID().toString().substring(0, 8);
+        driver = "d" + id + ".example.com";
+        node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-" + id).endMetadata()
+                .build()).create();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        dir.close();
+    }
+
+    @Test
+    void publishedResourcesFollowTheDriverAndStayAfterStopByDefault() throws IOException {
+        try (KubeletPlugin plugin = builder().start()) {
+            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(2))));
+
+            await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).singleElement().satisfies(slice -> {
+                assertThat(slice.getSpec().getNodeName()).isEqualTo(nodeName());
+                assertThat(slice.getSpec().getDevices()).isEqualTo(devices(2));
+                assertThat(slice.getMetadata().getOwnerReferences()).singleElement()
+                        .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(node.getMetadata().getUid()));
+            }));
+
+            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(130))));
+
+            await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
+                    .extracting(slice -> slice.getSpec().getPool())
+                    .containsExactly(new ResourcePool(2L, nodeName(), 2L), new ResourcePool(2L, nodeName(), 2L)));
+        }
+
+        assertThat(slices()).hasSize(2);
+    }
+
+    @Test
+    void stopDeletesTheSlicesWhenAskedTo() throws IOException {
+        KubeletPlugin plugin = builder().deleteResourceSlicesOnStop(true).start();
+        plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(3))));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).hasSize(1));
+
+        plugin.stop();
+
+        assertThat(slices()).isEmpty();
+    }
+
+    private KubeletPlugin.Builder builder() {
+        return KubeletPlugin.builder(driver, new RecordingDriver())
+                .nodeName(nodeName())
+                .kubernetesClient(client)
+                .resourceSliceSyncDelay(Duration.ofMillis(50))
+                .registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin"));
+    }
+
+    private String nodeName() {
+        return node.getMetadata().getName();
+    }
+
+    private List<ResourceSlice> slices() {
+        return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+                .filter(slice -> driver.equals(slice.getSpec().getDriver()))
+                .sorted(java.util.Comparator.comparing(slice -> slice.getMetadata().getName()))
+                .toList();
+    }
+
+    private static List<Device> devices(int count) {
+        return IntStream.range(0, count)
+                .mapToObj(i -> new DeviceBuilder().withName(String.format("device-%02d", i)).build())
+                .toList();
+    }
+}

@@ -8,7 +8,9 @@ import io.kdra.apiserver.http.ApiHttpServer;
 import io.kdra.apiserver.http.HttpSettings;
 import io.kdra.apiserver.lifecycle.ControllerManager;
 import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.resource.ResourceKinds;
 import io.kdra.apiserver.storage.Store;
+import io.kdra.apiserver.validation.ExpressionChecker;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,11 +47,10 @@ public final class ApiServer implements AutoCloseable {
     private final ServerCertificate certificate;
     private int port;
 
-    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission) {
+    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock) {
         this.config = config;
         this.store = new Store(config.historySize());
         this.authenticator = new Authenticator();
-        Clock clock = Clock.systemUTC();
         BuiltinPlugins plugins = new BuiltinPlugins(store);
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
@@ -128,22 +130,44 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
-    /** Collects the configuration and the kind plug-ins; validators and converters are registered per group/kind. */
+    /**
+     * Collects the configuration and the kind plug-ins. The resource.k8s.io kinds are defaulted, converted and
+     * validated as {@link ResourceKinds} describes; their CEL selectors are checked by {@link #celChecker}.
+     */
     public static final class Builder {
+        private final Clock clock = Clock.systemUTC();
         private ApiServerConfig config = ApiServerConfig.defaults();
         private final KindRegistry.Builder kinds = KindRegistry.builder();
         private final List<AdmissionPlugin> admission = new ArrayList<>();
+        private ExpressionChecker celChecker = ExpressionChecker.ACCEPT_ALL;
 
-        private Builder() {}
+        private Builder() {
+            ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
+                    kinds.defaulter(ResourceKinds.GROUP, kind, defaulter));
+            ResourceKinds.converters().forEach((kind, converter) ->
+                    kinds.converter(ResourceKinds.GROUP, kind, converter));
+        }
 
         public Builder config(ApiServerConfig config) {
             this.config = config;
             return this;
         }
 
-        /** @return the registry builder, to add validators and version converters per group and kind */
+        /**
+         * @return the registry builder, to add validators (they run after the built-in ones), or to replace
+         *     defaulters and version converters, per group and kind
+         */
         public KindRegistry.Builder kinds() {
             return kinds;
+        }
+
+        /**
+         * @param checker compiles the CEL selectors of DeviceClasses, ResourceClaims, ResourceClaimTemplates and
+         *     ResourceSlices; by default every expression within the 10 Ki length limit is accepted
+         */
+        public Builder celChecker(ExpressionChecker checker) {
+            this.celChecker = Objects.requireNonNull(checker, "checker");
+            return this;
         }
 
         public Builder admission(AdmissionPlugin plugin) {
@@ -152,7 +176,10 @@ public final class ApiServer implements AutoCloseable {
         }
 
         public ApiServer build() {
-            return new ApiServer(config, kinds.build(), admission);
+            KindRegistry.Builder withResourceValidators = KindRegistry.builder();
+            ResourceKinds.validators(celChecker).forEach((kind, validator) ->
+                    withResourceValidators.validator(ResourceKinds.GROUP, kind, validator));
+            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock);
         }
     }
 }

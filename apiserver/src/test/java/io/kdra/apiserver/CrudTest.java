@@ -85,7 +85,9 @@ class CrudTest extends ServerTestBase {
         ResourceClaim claim = new ResourceClaimBuilder().withNewMetadata().withName("claim").endMetadata()
                 .withNewSpec().withNewDevices().addNewRequest().withName("req").withNewExactly()
                 .withDeviceClassName("class").endExactly().endRequest().endDevices().endSpec()
-                .withNewStatus().addNewReservedFor().withResource("pods").withName("p").withUid("u").endReservedFor()
+                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("req")
+                .withDriver("dra.example.com").withPool("pool").withDevice("dev").endResult().endDevices()
+                .endAllocation().addNewReservedFor().withResource("pods").withName("p").withUid("u").endReservedFor()
                 .endStatus().build();
         ResourceClaim created = fixture.client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(ns)
                 .resource(claim).create();

@@ -70,6 +70,31 @@ class KubectlTest {
               k: v
             """;
 
+    private static final String DEVICE_CLASS = """
+            apiVersion: resource.k8s.io/v1
+            kind: DeviceClass
+            metadata:
+              name: gpu.example.com
+            spec:
+              selectors:
+              - cel:
+                  expression: device.driver == "gpu.example.com"
+            """;
+
+    private static final String APPLIED_CLAIM = """
+            apiVersion: resource.k8s.io/v1beta1
+            kind: ResourceClaim
+            metadata:
+              name: applied
+              labels:
+                round: "%s"
+            spec:
+              devices:
+                requests:
+                - name: gpu
+                  deviceClassName: gpu.example.com
+            """;
+
     private static ServerFixture fixture;
     private static Path dir;
     private static Path kubeconfig;
@@ -155,6 +180,116 @@ class KubectlTest {
         assertThat(waiter.exitValue()).isZero();
     }
 
+    @Test
+    void deviceClassCreateApplyLabelPatchDelete() throws IOException {
+        Path deviceClass = file("class.yaml", DEVICE_CLASS);
+        assertThat(kubectl("apply", "-f", deviceClass)).isEqualTo("deviceclass.resource.k8s.io/gpu.example.com created");
+        assertThat(kubectl("apply", "-f", deviceClass)).isEqualTo("deviceclass.resource.k8s.io/gpu.example.com unchanged");
+        assertThat(kubectl("apply", "-f", file("class2.yaml", DEVICE_CLASS.replace("device.driver ==",
+                "device.driver !=")))).isEqualTo("deviceclass.resource.k8s.io/gpu.example.com configured");
+        kubectl("label", "deviceclass", "gpu.example.com", "tier=gold");
+        kubectl("patch", "deviceclass", "gpu.example.com", "--type=json", "-p",
+                "[{\"op\":\"add\",\"path\":\"/spec/selectors/-\",\"value\":{\"cel\":{\"expression\":\"true\"}}}]");
+        kubectl("patch", "deviceclass", "gpu.example.com", "--type=merge", "-p",
+                "{\"spec\":{\"extendedResourceName\":\"example.com/gpu\"}}");
+        assertThat(kubectl("get", "deviceclass", "gpu.example.com", "-o",
+                "jsonpath={.metadata.labels.tier} {.spec.selectors[*].cel.expression} {.spec.extendedResourceName}"))
+                .isEqualTo("gold device.driver != \"gpu.example.com\" true example.com/gpu");
+        assertThat(kubectl("get", "deviceclasses.v1beta1.resource.k8s.io", "-o", "jsonpath={.items[*].apiVersion}"))
+                .isEqualTo("resource.k8s.io/v1beta1");
+        assertThat(kubectl("delete", "deviceclass", "gpu.example.com"))
+                .isEqualTo("deviceclass.resource.k8s.io \"gpu.example.com\" deleted");
+    }
+
+    @Test
+    void claimInV1beta1WithServerSideApplyWaitAndVersionedGets() throws Exception {
+        String ns = fixture.namespace();
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", file("applied.yaml", APPLIED_CLAIM.formatted("1"))))
+                .isEqualTo("resourceclaim.resource.k8s.io/applied serverside-applied");
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", file("applied2.yaml", APPLIED_CLAIM.formatted("2"))))
+                .isEqualTo("resourceclaim.resource.k8s.io/applied serverside-applied");
+        assertThat(kubectl("-n", ns, "wait", "--for=jsonpath={.spec.devices.requests[0].exactly.allocationMode}=ExactCount",
+                "resourceclaim/applied", "--timeout=30s")).contains("condition met");
+        assertThat(kubectl("-n", ns, "get", "resourceclaims.v1beta1.resource.k8s.io", "applied", "-o",
+                "jsonpath={.apiVersion} {.metadata.labels.round} {.spec.devices.requests[0].deviceClassName} "
+                        + "{.spec.devices.requests[0].count}"))
+                .isEqualTo("resource.k8s.io/v1beta1 2 gpu.example.com 1");
+        assertThat(kubectl("-n", ns, "get", "resourceclaims.v1beta2.resource.k8s.io", "-o", "name"))
+                .isEqualTo("resourceclaim.resource.k8s.io/applied");
+
+        Process waiter = start("-n", ns, "wait", "--for=jsonpath={.status.allocation.devices.results[0].device}=gpu-0",
+                "resourceclaim/applied", "--timeout=60s");
+        kubectl("-n", ns, "patch", "resourceclaim", "applied", "--subresource=status", "--type=merge", "-p", """
+                {"status":{"allocation":{"devices":{"results":[
+                  {"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}""");
+        assertThat(waiter.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(waiter.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .contains("condition met");
+
+        String immutable = kubectlFails("-n", ns, "patch", "resourceclaim", "applied", "--type=merge", "-p",
+                "{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"other\",\"exactly\":"
+                        + "{\"deviceClassName\":\"gpu.example.com\"}}]}}}");
+        assertThat(immutable).startsWith("The ResourceClaim \"applied\" is invalid: spec: Invalid value: ")
+                .endsWith(": field is immutable");
+        assertThat(kubectl("-n", ns, "delete", "resourceclaims.v1beta1.resource.k8s.io", "applied")).contains("deleted");
+    }
+
+    @Test
+    void invalidClaimIsRejectedWithFieldPaths() throws IOException {
+        String out = kubectlFails("create", "-f", file("bad.yaml", CLAIM.replace("name: gpu", "name: Bad_Request")
+                .replace("claim-1", "bad-claim")));
+        assertThat(out).startsWith("The ResourceClaim \"bad-claim\" is invalid: "
+                + "spec.devices.requests[0].name: Invalid value: \"Bad_Request\": a lowercase RFC 1123 label must");
+    }
+
+    @Test
+    void podLabelPatchWaitDelete() throws IOException {
+        kubectl("create", "-f", file("pod-w.yaml", POD.formatted("1").replace("pod-1", "pod-w")));
+        kubectl("label", "pod", "pod-w", "stage=test");
+        kubectl("patch", "pod", "pod-w", "--type=strategic", "-p",
+                "{\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox:3\"}]}}");
+        assertThat(kubectl("wait", "--for=jsonpath={.status.phase}=Pending", "pod/pod-w", "--timeout=30s"))
+                .contains("condition met");
+        assertThat(kubectl("get", "pods", "-l", "stage=test", "-o",
+                "jsonpath={.items[0].spec.containers[0].image} {.items[0].spec.resourceClaims[0].resourceClaimName}"))
+                .isEqualTo("busybox:3 claim-1");
+        assertThat(kubectl("delete", "pod", "pod-w", "--wait=true")).isEqualTo("pod \"pod-w\" deleted");
+    }
+
+    @Test
+    void getPrintsTheServersColumns() throws Exception {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "create", "-f", file("table-claim.yaml", CLAIM));
+        kubectl("-n", ns, "create", "-f", file("table-pod.yaml", POD.formatted("1")));
+        kubectl("create", "-f", file("table-slice.yaml", SLICE.replace("slice-1", "table-slice")));
+
+        assertThat(kubectl("-n", ns, "get", "pods").lines().toList()).satisfiesExactly(
+                header -> assertThat(header).matches("NAME +READY +STATUS +RESTARTS +AGE"),
+                row -> assertThat(row).matches("pod-1 +0/1 +Pending +0 +\\d+s"));
+        assertThat(kubectl("-n", ns, "get", "resourceclaims.v1beta1.resource.k8s.io").lines().toList())
+                .satisfiesExactly(header -> assertThat(header).matches("NAME +STATE +AGE"),
+                        row -> assertThat(row).matches("claim-1 +pending +\\d+s"));
+        assertThat(kubectl("get", "resourceslice", "table-slice").lines().toList()).satisfiesExactly(
+                header -> assertThat(header).matches("NAME +NODE +DRIVER +POOL +AGE"),
+                row -> assertThat(row).matches("table-slice +node-1 +gpu.example.com +node-1 +\\d+s"));
+        assertThat(kubectl("get", "namespace", ns, "--show-labels")).contains("Active", "kubernetes.io/metadata.name="
+                + ns);
+
+        Process watch = start("-n", ns, "get", "resourceclaims", "-w");
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(lines.readLine()).matches("NAME +STATE +AGE");
+            assertThat(lines.readLine()).matches("claim-1 +pending +\\d+s");
+            kubectl("-n", ns, "patch", "resourceclaim", "claim-1", "--subresource=status", "--type=merge", "-p", """
+                    {"status":{"allocation":{"devices":{"results":[
+                      {"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}""");
+            assertThat(lines.readLine()).matches("claim-1 +allocated +\\d+s");
+        } finally {
+            watch.destroy();
+        }
+        kubectl("delete", "resourceslice", "table-slice");
+    }
+
     private static Path file(String name, String content) throws IOException {
         return Files.writeString(dir.resolve(name), content);
     }
@@ -165,6 +300,22 @@ class KubectlTest {
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).as("kubectl %s: %s", List.of(args), out).isZero();
+            return out.trim();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs kubectl expecting it to fail; returns what it printed. */
+    private static String kubectlFails(Object... args) {
+        try {
+            Process process = start(args);
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as("kubectl %s: %s", List.of(args), out).isNotZero();
             return out.trim();
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

@@ -64,15 +64,15 @@ class PatchTest extends ServerTestBase {
                 .containsExactly("alice/Apply");
 
         ResourceSlice bob = slice("ssa", "gpu-0");
-        bob.getSpec().setDriver("other.example.com");
+        bob.getSpec().getPool().setGeneration(2L);
         assertThatThrownBy(() -> slices.resource(bob).fieldManager("bob").serverSideApply())
                 .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
                     assertThat(e.getCode()).isEqualTo(409);
                     assertThat(e.getStatus().getMessage()).isEqualTo(
-                            "Apply failed with 1 conflict: conflict with \"alice\" using resource.k8s.io/v1: .spec.driver");
+                            "Apply failed with 1 conflict: conflict with \"alice\" using resource.k8s.io/v1: .spec.pool.generation");
                 });
         ResourceSlice forced = slices.resource(bob).fieldManager("bob").forceConflicts().serverSideApply();
-        assertThat(forced.getSpec().getDriver()).isEqualTo("other.example.com");
+        assertThat(forced.getSpec().getPool().getGeneration()).isEqualTo(2L);
         assertThat(forced.getMetadata().getManagedFields()).extracting(m -> m.getManager())
                 .containsExactlyInAnyOrder("alice", "bob");
     }

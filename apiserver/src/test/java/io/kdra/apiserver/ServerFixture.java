@@ -25,7 +25,12 @@ final class ServerFixture implements AutoCloseable {
     }
 
     ServerFixture(ApiServerConfig config) {
-        server = ApiServer.builder().config(config).build().start();
+        this(ApiServer.builder().config(config).build());
+    }
+
+    /** Starts the given server. */
+    ServerFixture(ApiServer notStarted) {
+        server = notStarted.start();
         client = clientFor(server.adminToken());
     }
 

@@ -1,9 +1,14 @@
 package io.kdra.cli;
 
+import io.kdra.allocator.cel.CelSelectorCompiler;
+import io.kdra.allocator.cel.SelectorCompileException;
+import io.kdra.allocator.cel.SelectorCompiler;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.ApiServerConfig;
+import io.kdra.apiserver.validation.ExpressionChecker;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -41,7 +46,7 @@ final class ApiServerCommand implements Callable<Integer> {
         ApiServerConfig config = ApiServerConfig.defaults().withPort(port).withTls(tls)
                 .withKubernetesVersion(kubernetesVersion);
         CountDownLatch stopped = new CountDownLatch(1);
-        try (ApiServer server = ApiServer.builder().config(config).build().start()) {
+        try (ApiServer server = ApiServer.builder().config(config).celChecker(celChecker()).build().start()) {
             Path written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
             PrintWriter out = spec.commandLine().getOut();
             out.println("kdra API server listening on " + server.url());
@@ -53,5 +58,23 @@ final class ApiServerCommand implements Callable<Integer> {
             stopped.await();
         }
         return 0;
+    }
+
+    /**
+     * The allocator's CEL environment as the API server's selector check, so that a selector the allocator could not
+     * compile is rejected when the object is written, as kube-apiserver does. Validation runs with the DRA feature
+     * gates of the emulated release on, DRAConsumableCapacity included.
+     */
+    static ExpressionChecker celChecker() {
+        SelectorCompiler compiler = CelSelectorCompiler.create(
+                CelSelectorCompiler.Options.defaults().withConsumableCapacity(true));
+        return expression -> {
+            try {
+                compiler.compile(expression);
+                return Optional.empty();
+            } catch (SelectorCompileException e) {
+                return Optional.of(e.getMessage());
+            }
+        };
     }
 }

@@ -3,31 +3,53 @@ package io.kdra.allocator.cel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
+/** Seeded random quantity texts: the same texts on every run, so a failure names a reproducible input. */
 class QuantityPropertiesTest {
 
-    private static final String[] SUFFIXES = {"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti",
-        "e-3", "e0", "e7", "E12"};
+    private static final long SEED = 20261203L;
+    private static final int TRIES = 500;
+    private static final List<String> SIGNS = List.of("", "-", "+");
+    private static final List<String> SUFFIXES = List.of("", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi",
+            "Gi", "Ti", "e-3", "e0", "e7", "E12");
 
-    @Provide
-    Arbitrary<String> quantityTexts() {
-        Arbitrary<String> sign = Arbitraries.of("", "-", "+");
-        Arbitrary<String> digits = Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(12);
-        Arbitrary<String> fraction = Arbitraries.oneOf(Arbitraries.just(""),
-                Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(6).map(d -> "." + d));
-        return Combinators.combine(sign, digits, fraction, Arbitraries.of(SUFFIXES))
-                .as((s, d, f, suffix) -> s + d + f + suffix);
+    static Stream<String> quantityTexts() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        return IntStream.range(0, TRIES).mapToObj(i -> randomText(random));
+    }
+
+    static Stream<List<String>> quantityTextPairs() {
+        SplittableRandom random = new SplittableRandom(SEED + 1);
+        return IntStream.range(0, TRIES).mapToObj(i -> List.of(randomText(random), randomText(random)));
+    }
+
+    private static String randomText(SplittableRandom random) {
+        String fraction = random.nextBoolean() ? "" : "." + digits(random, 1 + random.nextInt(6));
+        return pick(random, SIGNS) + digits(random, 1 + random.nextInt(12)) + fraction + pick(random, SUFFIXES);
+    }
+
+    private static String digits(SplittableRandom random, int count) {
+        StringBuilder digits = new StringBuilder(count);
+        for (int i = 0; i < count; i++) {
+            digits.append((char) ('0' + random.nextInt(10)));
+        }
+        return digits.toString();
+    }
+
+    private static String pick(SplittableRandom random, List<String> choices) {
+        return choices.get(random.nextInt(choices.size()));
     }
 
     /** Printing then parsing gives the same value, and printing is stable. */
-    @Property(tries = 500)
-    void printedFormParsesBackToTheSameValue(@ForAll("quantityTexts") String text) {
+    @ParameterizedTest
+    @MethodSource("quantityTexts")
+    void printedFormParsesBackToTheSameValue(String text) {
         Quantity quantity = Quantity.parse(text);
         Quantity reparsed = Quantity.parse(quantity.toString());
         assertThat(reparsed).isEqualTo(quantity);
@@ -35,10 +57,11 @@ class QuantityPropertiesTest {
     }
 
     /** Arithmetic is exact: it agrees with BigDecimal. Reparsing caps binary values at 2^63-1, as upstream does. */
-    @Property(tries = 500)
-    void addAndSubtractAreExact(@ForAll("quantityTexts") String left, @ForAll("quantityTexts") String right) {
-        Quantity a = Quantity.parse(left);
-        Quantity b = Quantity.parse(right);
+    @ParameterizedTest
+    @MethodSource("quantityTextPairs")
+    void addAndSubtractAreExact(List<String> texts) {
+        Quantity a = Quantity.parse(texts.get(0));
+        Quantity b = Quantity.parse(texts.get(1));
         BigDecimal sum = a.value().add(b.value());
         assertThat(a.add(b).value()).isEqualByComparingTo(sum);
         assertThat(a.subtract(b).value()).isEqualByComparingTo(a.value().subtract(b.value()));
@@ -49,8 +72,9 @@ class QuantityPropertiesTest {
     }
 
     /** An integer view, when present, is the exact value. */
-    @Property(tries = 500)
-    void longViewIsExact(@ForAll("quantityTexts") String text) {
+    @ParameterizedTest
+    @MethodSource("quantityTexts")
+    void longViewIsExact(String text) {
         Quantity quantity = Quantity.parse(text);
         quantity.asLong().ifPresent(value ->
                 assertThat(BigDecimal.valueOf(value)).isEqualByComparingTo(quantity.value()));

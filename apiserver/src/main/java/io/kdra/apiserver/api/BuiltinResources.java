@@ -1,7 +1,9 @@
 package io.kdra.apiserver.api;
 
 import io.kdra.apiserver.api.ResourceType.StatusOnCreate;
+import io.kdra.apiserver.resource.ResourceKinds;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -10,16 +12,10 @@ public final class BuiltinResources {
 
     public static final String RESOURCE_GROUP = "resource.k8s.io";
 
-    private static final List<String> DRA_VERSIONS = List.of("v1", "v1beta2", "v1beta1");
-    private static final List<String> TAINT_RULE_VERSIONS = List.of("v1", "v1beta2", "v1alpha3");
-
     private BuiltinResources() {}
 
-    /**
-     * @param convertibleKinds the resource.k8s.io kinds that have a version converter; the others are served in the
-     *     storage version (v1) only
-     */
-    public static List<ResourceType> all(Set<String> convertibleKinds) {
+    /** The resource.k8s.io kinds take their served and storage versions from {@link ResourceKinds}. */
+    public static List<ResourceType> all() {
         List<ResourceType> types = new ArrayList<>();
         types.add(core("Namespace", "namespaces", false, List.of("ns"), Set.of("status", "finalize"), StatusOnCreate.RESET));
         types.add(core("Node", "nodes", false, List.of("no"), Set.of("status"), StatusOnCreate.KEEP));
@@ -46,12 +42,11 @@ public final class BuiltinResources {
         types.add(new ResourceType("admissionregistration.k8s.io", List.of("v1"), "v1",
                 "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false, List.of(),
                 List.of("api-extensions"), Set.of(), StatusOnCreate.KEEP));
-        types.add(dra("DeviceClass", "deviceclasses", false, Set.of(), DRA_VERSIONS, convertibleKinds));
-        types.add(dra("ResourceClaim", "resourceclaims", true, Set.of("status"), DRA_VERSIONS, convertibleKinds));
-        types.add(dra("ResourceClaimTemplate", "resourceclaimtemplates", true, Set.of(), DRA_VERSIONS, convertibleKinds));
-        types.add(dra("ResourceSlice", "resourceslices", false, Set.of(), DRA_VERSIONS, convertibleKinds));
-        types.add(dra("DeviceTaintRule", "devicetaintrules", false, Set.of("status"), TAINT_RULE_VERSIONS,
-                convertibleKinds));
+        types.add(dra("DeviceClass", "deviceclasses", false, Set.of()));
+        types.add(dra("ResourceClaim", "resourceclaims", true, Set.of("status")));
+        types.add(dra("ResourceClaimTemplate", "resourceclaimtemplates", true, Set.of()));
+        types.add(dra("ResourceSlice", "resourceslices", false, Set.of()));
+        types.add(dra("DeviceTaintRule", "devicetaintrules", false, Set.of("status")));
         return types;
     }
 
@@ -66,10 +61,11 @@ public final class BuiltinResources {
                 StatusOnCreate.KEEP);
     }
 
-    private static ResourceType dra(String kind, String plural, boolean namespaced, Set<String> subresources,
-            List<String> versions, Set<String> convertibleKinds) {
-        List<String> served = convertibleKinds.contains(kind) ? versions : List.of("v1");
-        return new ResourceType(RESOURCE_GROUP, served, "v1", kind, plural, namespaced, List.of(), List.of(),
-                subresources, subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP);
+    private static ResourceType dra(String kind, String plural, boolean namespaced, Set<String> subresources) {
+        List<String> preferredFirst = new ArrayList<>(ResourceKinds.servedVersions(kind));
+        Collections.reverse(preferredFirst);
+        return new ResourceType(RESOURCE_GROUP, preferredFirst, ResourceKinds.storageVersion(kind), kind, plural,
+                namespaced, List.of(), List.of(), subresources,
+                subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP);
     }
 }

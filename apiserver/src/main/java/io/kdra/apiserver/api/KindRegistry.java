@@ -4,33 +4,37 @@ import io.kdra.apiserver.conversion.VersionConverter;
 import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The served kinds with the plug-ins registered for them: validators and version converters, keyed by group and kind.
- * This is where kind-specific semantics enter a server that otherwise knows nothing about the kinds it stores.
+ * The served kinds with the plug-ins registered for them: defaulters, version converters and validators, keyed by
+ * group and kind. This is where kind-specific semantics enter a server that otherwise knows nothing about the kinds
+ * it stores.
  */
 public final class KindRegistry {
 
     private final List<ResourceType> types;
     private final Map<String, List<ObjectValidator>> validators;
     private final Map<String, VersionConverter> converters;
+    private final Map<String, UnaryOperator<ObjectNode>> defaulters;
 
     private KindRegistry(Builder builder) {
-        Set<String> convertible = new HashSet<>();
-        for (String groupKind : builder.converters.keySet()) {
-            if (groupKind.startsWith(BuiltinResources.RESOURCE_GROUP + "/")) {
-                convertible.add(groupKind.substring(BuiltinResources.RESOURCE_GROUP.length() + 1));
+        this.types = List.copyOf(BuiltinResources.all());
+        Map<String, List<ObjectValidator>> frozen = new HashMap<>();
+        builder.validators.forEach((key, list) -> frozen.put(key, List.copyOf(list)));
+        this.validators = Map.copyOf(frozen);
+        this.converters = Map.copyOf(builder.converters);
+        this.defaulters = Map.copyOf(builder.defaulters);
+        for (ResourceType type : types) {
+            if (type.versions().size() > 1 && !converters.containsKey(key(type.group(), type.kind()))) {
+                throw new IllegalStateException(type.groupKind() + " is served in " + type.versions()
+                        + " but has no version converter");
             }
         }
-        this.types = List.copyOf(BuiltinResources.all(convertible));
-        this.validators = Map.copyOf(builder.validators);
-        this.converters = Map.copyOf(builder.converters);
     }
 
     public static Builder builder() {
@@ -64,9 +68,20 @@ public final class KindRegistry {
         return validators.getOrDefault(key(type.group(), type.kind()), List.of());
     }
 
-    /** @return the object in the storage version; the input is not modified */
+    /**
+     * Decodes a written object as kube-apiserver does: defaults in the version it was sent in, then conversion.
+     *
+     * @param version the version of {@code object}
+     * @return the defaulted object in the storage version; the input is not modified
+     */
     public ObjectNode toStorage(ResourceType type, ObjectNode object, String version) {
-        return convert(type, object, version, type.storageVersion());
+        UnaryOperator<ObjectNode> defaulter = defaulters.get(key(type.group(), type.kind()));
+        ObjectNode defaulted = defaulter == null ? object : defaulter.apply(object);
+        try {
+            return convert(type, defaulted, version, type.storageVersion());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
     }
 
     /** @return the stored object in the requested version; the input is not modified */
@@ -93,6 +108,7 @@ public final class KindRegistry {
     public static final class Builder {
         private final Map<String, List<ObjectValidator>> validators = new HashMap<>();
         private final Map<String, VersionConverter> converters = new HashMap<>();
+        private final Map<String, UnaryOperator<ObjectNode>> defaulters = new HashMap<>();
 
         private Builder() {}
 
@@ -101,13 +117,31 @@ public final class KindRegistry {
             return this;
         }
 
+        /** Replaces the kind's converter, if it had one. */
         public Builder converter(String group, String kind, VersionConverter converter) {
             converters.put(key(group, kind), converter);
             return this;
         }
 
+        /**
+         * Replaces the kind's defaulter, if it had one.
+         *
+         * @param defaulter returns a defaulted copy of an object in any served version of the kind
+         */
+        public Builder defaulter(String group, String kind, UnaryOperator<ObjectNode> defaulter) {
+            defaulters.put(key(group, kind), defaulter);
+            return this;
+        }
+
+        /** Adds the other builder's validators after these and takes over its converters and defaulters. */
+        public Builder addAll(Builder other) {
+            other.validators.forEach((key, list) -> validators.computeIfAbsent(key, k -> new ArrayList<>()).addAll(list));
+            converters.putAll(other.converters);
+            defaulters.putAll(other.defaulters);
+            return this;
+        }
+
         public KindRegistry build() {
-            validators.replaceAll((k, list) -> List.copyOf(list));
             return new KindRegistry(this);
         }
     }

@@ -19,9 +19,10 @@ public final class ApiHttpServer {
         this.vertx = vertx;
         KindRegistry kinds = registry.kinds();
         Discovery discovery = new Discovery(kinds);
-        WatchEndpoint watches = new WatchEndpoint(vertx, registry.store(), kinds, settings);
-        ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, new ListEndpoint(registry, kinds), watches,
-                new PatchEndpoint(registry, kinds, clock), new Subresources(registry, clock));
+        Tables tables = new Tables(kinds, clock);
+        WatchEndpoint watches = new WatchEndpoint(vertx, registry.store(), kinds, tables, settings);
+        ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, tables, new ListEndpoint(registry, kinds,
+                tables), watches, new PatchEndpoint(registry, kinds, clock), new Subresources(registry, clock));
         OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
         this.server = vertx.createHttpServer(options)
                 .requestHandler(new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,

@@ -4,11 +4,12 @@ import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -23,6 +24,8 @@ final class Discovery {
             "binding", List.of("create"),
             "eviction", List.of("create"),
             "finalize", List.of("update"));
+
+    private static final Pattern KUBE_VERSION = Pattern.compile("v(\\d+)(?:(alpha|beta)(\\d+))?");
 
     private final KindRegistry kinds;
 
@@ -78,19 +81,48 @@ final class Discovery {
         return groups;
     }
 
-    /** @return the group's served versions, preferred first */
+    /** @return the group's served versions, preferred first in Kubernetes' version priority (v1, v1beta2, ...) */
     List<String> versions(String group) {
-        Map<String, Integer> rank = new LinkedHashMap<>();
+        Set<String> served = new LinkedHashSet<>();
         for (ResourceType type : kinds.types()) {
             if (type.group().equals(group)) {
-                for (int i = 0; i < type.versions().size(); i++) {
-                    rank.merge(type.versions().get(i), i, Math::min);
-                }
+                served.addAll(type.versions());
             }
         }
-        List<String> versions = new ArrayList<>(rank.keySet());
-        versions.sort((a, b) -> Integer.compare(rank.get(a), rank.get(b)));
+        List<String> versions = new ArrayList<>(served);
+        versions.sort(Discovery::byPriority);
         return versions;
+    }
+
+    /**
+     * Kubernetes' version priority: GA before beta before alpha, a higher major version first, then a higher
+     * pre-release number; anything else last, alphabetically.
+     */
+    static int byPriority(String a, String b) {
+        Matcher first = KUBE_VERSION.matcher(a);
+        Matcher second = KUBE_VERSION.matcher(b);
+        boolean firstMatches = first.matches();
+        boolean secondMatches = second.matches();
+        if (!firstMatches || !secondMatches) {
+            return firstMatches ? -1 : secondMatches ? 1 : a.compareTo(b);
+        }
+        int byStability = Integer.compare(stability(second.group(2)), stability(first.group(2)));
+        if (byStability != 0) {
+            return byStability;
+        }
+        int byMajor = Integer.compare(Integer.parseInt(second.group(1)), Integer.parseInt(first.group(1)));
+        if (byMajor != 0) {
+            return byMajor;
+        }
+        return Integer.compare(minor(second.group(3)), minor(first.group(3)));
+    }
+
+    private static int stability(String level) {
+        return level == null ? 2 : level.equals("beta") ? 1 : 0;
+    }
+
+    private static int minor(String number) {
+        return number == null ? 0 : Integer.parseInt(number);
     }
 
     private ObjectNode group(String name) {

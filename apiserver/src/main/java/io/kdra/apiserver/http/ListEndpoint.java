@@ -18,10 +18,12 @@ final class ListEndpoint {
 
     private final Registry registry;
     private final KindRegistry kinds;
+    private final Tables tables;
 
-    ListEndpoint(Registry registry, KindRegistry kinds) {
+    ListEndpoint(Registry registry, KindRegistry kinds, Tables tables) {
         this.registry = registry;
         this.kinds = kinds;
+        this.tables = tables;
     }
 
     /** A selected page of objects in storage order. */
@@ -59,18 +61,24 @@ final class ListEndpoint {
         return new Page(items, resourceVersion, next, remaining);
     }
 
+    /** @return the page as the kind's list, or as a Table when the client asked for one */
     ObjectNode render(Call call, Page page) {
         ResourceType type = call.type();
         String version = call.info().version();
-        ObjectNode list = Json.object();
-        list.put("kind", type.listKind());
-        list.put("apiVersion", type.apiVersion(version));
-        ObjectNode metadata = list.putObject("metadata");
+        ObjectNode metadata = Json.object();
         metadata.put("resourceVersion", Long.toString(page.resourceVersion()));
         if (page.continueToken() != null) {
             metadata.put("continue", page.continueToken());
             metadata.put("remainingItemCount", page.remaining());
         }
+        Tables.Format table = Tables.requested(call);
+        if (table != null) {
+            return tables.table(table, type, version, page.items(), metadata);
+        }
+        ObjectNode list = Json.object();
+        list.put("kind", type.listKind());
+        list.put("apiVersion", type.apiVersion(version));
+        list.set("metadata", metadata);
         ArrayNode items = list.putArray("items");
         for (ObjectNode object : page.items()) {
             items.add(kinds.fromStorage(type, object, version));

@@ -21,15 +21,17 @@ final class ResourceEndpoint {
 
     private final Registry registry;
     private final KindRegistry kinds;
+    private final Tables tables;
     private final ListEndpoint lists;
     private final WatchEndpoint watches;
     private final PatchEndpoint patches;
     private final Subresources subresources;
 
-    ResourceEndpoint(Registry registry, KindRegistry kinds, ListEndpoint lists, WatchEndpoint watches,
+    ResourceEndpoint(Registry registry, KindRegistry kinds, Tables tables, ListEndpoint lists, WatchEndpoint watches,
             PatchEndpoint patches, Subresources subresources) {
         this.registry = registry;
         this.kinds = kinds;
+        this.tables = tables;
         this.lists = lists;
         this.watches = watches;
         this.patches = patches;
@@ -64,7 +66,14 @@ final class ResourceEndpoint {
             throw ApiException.badRequest("watching a single object needs a fieldSelector on metadata.name");
         }
         if (method == HttpMethod.GET) {
-            respond(call, 200, registry.get(call.type(), call.namespace(), info.name()), List.of());
+            ObjectNode stored = registry.get(call.type(), call.namespace(), info.name());
+            Tables.Format table = Tables.requested(call);
+            if (table == null) {
+                respond(call, 200, stored, List.of());
+            } else {
+                Responses.json(call.request().response(), 200,
+                        tables.table(table, call.type(), info.version(), stored));
+            }
         } else if (method == HttpMethod.PUT) {
             update(call, false);
         } else if (method == HttpMethod.PATCH) {

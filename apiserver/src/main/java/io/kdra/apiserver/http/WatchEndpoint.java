@@ -17,12 +17,14 @@ final class WatchEndpoint {
     private final Vertx vertx;
     private final Store store;
     private final KindRegistry kinds;
+    private final Tables tables;
     private final HttpSettings settings;
 
-    WatchEndpoint(Vertx vertx, Store store, KindRegistry kinds, HttpSettings settings) {
+    WatchEndpoint(Vertx vertx, Store store, KindRegistry kinds, Tables tables, HttpSettings settings) {
         this.vertx = vertx;
         this.store = store;
         this.kinds = kinds;
+        this.tables = tables;
         this.settings = settings;
     }
 
@@ -38,8 +40,8 @@ final class WatchEndpoint {
         long timeoutSeconds = timeout == null || timeout <= 0 ? settings.defaultWatchTimeoutSeconds() : timeout;
         Context context = vertx.getOrCreateContext();
         WatchStream.Request request = new WatchStream.Request(call.type(), call.info().version(), call.namespace(),
-                labels, fields, sendInitialEvents);
-        WatchStream stream = new WatchStream(context, sink, kinds, request, settings.watchQueueCapacity());
+                labels, fields, sendInitialEvents, Tables.requested(call));
+        WatchStream stream = new WatchStream(context, sink, kinds, tables, request, settings.watchQueueCapacity());
         String storageKey = call.type().storageKey();
         long timer = vertx.setTimer(timeoutSeconds * 1000, id -> stream.end());
         long bookmarks = call.flag("allowWatchBookmarks")

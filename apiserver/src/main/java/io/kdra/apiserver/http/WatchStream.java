@@ -28,11 +28,12 @@ final class WatchStream implements WatchSubscriber {
 
     /** What the client asked for. */
     record Request(ResourceType type, String version, String namespace, LabelSelector labels, FieldSelector fields,
-            boolean sendInitialEventsBookmark) {}
+            boolean sendInitialEventsBookmark, Tables.Format table) {}
 
     private final Context context;
     private final WatchSink sink;
     private final KindRegistry kinds;
+    private final Tables tables;
     private final Request request;
     private final int capacity;
     private final ArrayDeque<WatchEvent> queue = new ArrayDeque<>();
@@ -41,10 +42,12 @@ final class WatchStream implements WatchSubscriber {
     private boolean ended;
     private Runnable onEnd = () -> {};
 
-    WatchStream(Context context, WatchSink sink, KindRegistry kinds, Request request, int capacity) {
+    /** @param request its table, when set, makes every event's object a one-row Table */
+    WatchStream(Context context, WatchSink sink, KindRegistry kinds, Tables tables, Request request, int capacity) {
         this.context = context;
         this.sink = sink;
         this.kinds = kinds;
+        this.tables = tables;
         this.request = request;
         this.capacity = capacity;
     }
@@ -192,6 +195,8 @@ final class WatchStream implements WatchSubscriber {
             if (event.object() != null) {
                 metadata.set("annotations", event.object().at("/metadata/annotations").deepCopy());
             }
+        } else if (request.table() != null) {
+            line.set("object", tables.table(request.table(), request.type(), request.version(), event.object()));
         } else {
             line.set("object", kinds.fromStorage(request.type(), event.object(), request.version()));
         }

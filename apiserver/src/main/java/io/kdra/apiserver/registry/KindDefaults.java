@@ -15,6 +15,7 @@ final class KindDefaults {
             "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding");
 
     static final String NAMESPACE_FINALIZER = "kubernetes";
+    private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
     private KindDefaults() {}
 
@@ -39,6 +40,16 @@ final class KindDefaults {
                 spec.putArray("finalizers").add(NAMESPACE_FINALIZER);
             }
             Json.ensureObject(object, "status").put("phase", "Active");
+        }
+    }
+
+    /**
+     * Labels a namespace with its own name ({@code kubernetes.io/metadata.name}), on every write as kube-apiserver
+     * does, so that namespace selectors can select by name.
+     */
+    static void labelNamespace(ResourceType type, ObjectNode object) {
+        if (type.group().isEmpty() && type.kind().equals("Namespace") && Meta.name(object) != null) {
+            Json.ensureObject(object, "metadata", "labels").put(NAMESPACE_NAME_LABEL, Meta.name(object));
         }
     }
 

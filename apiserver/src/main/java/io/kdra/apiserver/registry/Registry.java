@@ -199,6 +199,7 @@ public final class Registry {
     private ObjectNode admitCreate(ResourceType type, ObjectNode prepared, WriteContext context,
             boolean tracksFields) {
         ObjectNode object = prepared.deepCopy();
+        KindDefaults.labelNamespace(type, object);
         if (type.namespaced()) {
             NamespaceLifecycle.checkCreate(store, type, Meta.namespace(object), Meta.name(object));
         }
@@ -224,6 +225,7 @@ public final class Registry {
                     proposedUid));
         }
         ObjectNode next = statusSubresource ? withStatus(current, proposed) : withoutStatusChange(type, current, proposed);
+        KindDefaults.labelNamespace(type, next);
         validate(type, next, current, statusSubresource);
         admit(new AdmissionRequest(Operation.UPDATE, type, statusSubresource ? "status" : "", Meta.namespace(current),
                 Meta.name(current), next, current, context.user(), context.dryRun()));

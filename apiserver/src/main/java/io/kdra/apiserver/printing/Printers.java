@@ -1,0 +1,307 @@
+package io.kdra.apiserver.printing;
+
+import io.kdra.apiserver.api.BuiltinResources;
+import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.json.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The columns {@code kubectl get} shows for each kind, as kube-apiserver's table printers compute them: pods (ready,
+ * status, restarts), nodes (status, roles, version), namespaces (status), config maps (data), ResourceClaims (state)
+ * and ResourceSlices (node, driver, pool). Every other kind has name and age.
+ */
+public final class Printers {
+
+    private static final String NAME_DESCRIPTION = "Name must be unique within a namespace.";
+    private static final String AGE_DESCRIPTION = "CreationTimestamp is a timestamp representing the server time when "
+            + "this object was created.";
+    private static final String NONE = "<none>";
+    private static final String UNKNOWN = "<unknown>";
+    private static final String NODE_ROLE_PREFIX = "node-role.kubernetes.io/";
+    private static final String NODE_ROLE_LABEL = "kubernetes.io/role";
+
+    private Printers() {}
+
+    /** @return the columns of the kind, in order; cells are computed from objects in the storage version */
+    public static List<Column> forKind(ResourceType type) {
+        String kind = type.kind();
+        if (type.group().isEmpty()) {
+            switch (kind) {
+                case "Pod":
+                    return pods();
+                case "Node":
+                    return nodes();
+                case "Namespace":
+                    return List.of(name(), text("Status", "The status of the namespace",
+                            object -> Json.text(object, "status", "phase")), age());
+                case "ConfigMap":
+                    return List.of(name(), new Column("Data", "integer", "", 0, "Data contains the configuration data.",
+                            (object, now) -> size(object.get("data")) + size(object.get("binaryData"))), age());
+                default:
+                    return List.of(name(), age());
+            }
+        }
+        if (type.group().equals(BuiltinResources.RESOURCE_GROUP)) {
+            switch (kind) {
+                case "ResourceClaim":
+                    return List.of(name(), text("State", "A summary of the claim's state", Printers::claimState),
+                            age());
+                case "ResourceSlice":
+                    return List.of(name(),
+                            text("Node", "The node providing the resources", o -> Json.text(o, "spec", "nodeName")),
+                            text("Driver", "The driver providing the resources", o -> Json.text(o, "spec", "driver")),
+                            text("Pool", "The pool the slice belongs to", o -> Json.text(o, "spec", "pool", "name")),
+                            age());
+                default:
+                    return List.of(name(), age());
+            }
+        }
+        return List.of(name(), age());
+    }
+
+    private static List<Column> pods() {
+        return List.of(name(),
+                text("Ready", "The aggregate readiness state of this pod for accepting traffic.", Printers::podReady),
+                text("Status", "The aggregate status of the containers in this pod.", Printers::podStatus),
+                text("Restarts", "The number of times the containers in this pod have been restarted.",
+                        object -> Long.toString(sum(object.path("status").path("containerStatuses"), "restartCount"))),
+                age(),
+                wide("IP", "IP address allocated to the pod.", o -> orNone(Json.text(o, "status", "podIP"))),
+                wide("Node", "The node the pod is bound to.", o -> orNone(Json.text(o, "spec", "nodeName"))),
+                wide("Nominated Node", "The node the scheduler nominated for the pod.",
+                        o -> orNone(Json.text(o, "status", "nominatedNodeName"))),
+                wide("Readiness Gates", "The readiness gates of the pod.", Printers::readinessGates));
+    }
+
+    private static List<Column> nodes() {
+        return List.of(name(),
+                text("Status", "The status of the node", Printers::nodeStatus),
+                text("Roles", "The roles of the node", Printers::nodeRoles),
+                age(),
+                text("Version", "Kubelet Version reported by the node.",
+                        o -> Json.text(o, "status", "nodeInfo", "kubeletVersion")),
+                wide("Internal-IP", "The node's internal address.", o -> address(o, "InternalIP")),
+                wide("External-IP", "The node's external address.", o -> address(o, "ExternalIP")),
+                wide("OS-Image", "OS Image reported by the node.", o -> orUnknown(Json.text(o, "status", "nodeInfo",
+                        "osImage"))),
+                wide("Kernel-Version", "Kernel Version reported by the node.", o -> orUnknown(Json.text(o, "status",
+                        "nodeInfo", "kernelVersion"))),
+                wide("Container-Runtime", "ContainerRuntime Version reported by the node.",
+                        o -> orUnknown(Json.text(o, "status", "nodeInfo", "containerRuntimeVersion"))));
+    }
+
+    /** deleted, pending, allocated, reserved: the words kube-apiserver's ResourceClaim printer joins. */
+    private static String claimState(JsonNode claim) {
+        List<String> states = new ArrayList<>();
+        boolean deleting = !Json.isEmpty(Json.at(claim, "metadata", "deletionTimestamp"));
+        if (deleting) {
+            states.add("deleted");
+        }
+        if (Json.isEmpty(Json.at(claim, "status", "allocation"))) {
+            if (!deleting) {
+                states.add("pending");
+            }
+        } else {
+            states.add("allocated");
+            if (claim.path("status").path("reservedFor").size() > 0) {
+                states.add("reserved");
+            }
+        }
+        return String.join(",", states);
+    }
+
+    private static String podReady(JsonNode pod) {
+        int total = pod.path("spec").path("containers").size();
+        int ready = 0;
+        for (JsonNode status : pod.path("status").path("containerStatuses")) {
+            if (status.path("ready").asBoolean(false)) {
+                ready++;
+            }
+        }
+        return ready + "/" + total;
+    }
+
+    /** The pod's phase, or the reason its init containers or containers are stuck, or Terminating. */
+    private static String podStatus(JsonNode pod) {
+        JsonNode status = pod.path("status");
+        String reason = orEmpty(Json.text(status, "phase"));
+        if (!orEmpty(Json.text(status, "reason")).isEmpty()) {
+            reason = Json.text(status, "reason");
+        }
+        JsonNode initStatuses = status.path("initContainerStatuses");
+        boolean initializing = false;
+        int index = 0;
+        for (JsonNode init : initStatuses) {
+            JsonNode terminated = init.path("state").path("terminated");
+            JsonNode waiting = init.path("state").path("waiting");
+            if (!terminated.isMissingNode() && terminated.path("exitCode").asInt(0) == 0) {
+                index++;
+                continue;
+            }
+            initializing = true;
+            if (!terminated.isMissingNode()) {
+                reason = "Init:" + terminatedReason(terminated);
+            } else if (!waiting.isMissingNode() && !orEmpty(Json.text(waiting, "reason")).isEmpty()
+                    && !Json.text(waiting, "reason").equals("PodInitializing")) {
+                reason = "Init:" + Json.text(waiting, "reason");
+            } else {
+                reason = "Init:" + index + "/" + pod.path("spec").path("initContainers").size();
+            }
+            break;
+        }
+        if (!initializing) {
+            boolean running = false;
+            List<JsonNode> statuses = new ArrayList<>();
+            status.path("containerStatuses").forEach(statuses::add);
+            for (int i = statuses.size() - 1; i >= 0; i--) {
+                JsonNode state = statuses.get(i).path("state");
+                String waitingReason = orEmpty(Json.text(state, "waiting", "reason"));
+                if (!waitingReason.isEmpty()) {
+                    reason = waitingReason;
+                } else if (!state.path("terminated").isMissingNode()) {
+                    reason = terminatedReason(state.path("terminated"));
+                } else if (!state.path("running").isMissingNode() && statuses.get(i).path("ready").asBoolean(false)) {
+                    running = true;
+                }
+            }
+            if (reason.equals("Completed") && running) {
+                reason = podReadyCondition(pod) ? "Running" : "NotReady";
+            }
+        }
+        if (!Json.isEmpty(Json.at(pod, "metadata", "deletionTimestamp"))) {
+            reason = "NodeLost".equals(Json.text(status, "reason")) ? "Unknown" : "Terminating";
+        }
+        return reason;
+    }
+
+    private static String terminatedReason(JsonNode terminated) {
+        String reason = orEmpty(Json.text(terminated, "reason"));
+        if (!reason.isEmpty()) {
+            return reason;
+        }
+        int signal = terminated.path("signal").asInt(0);
+        return signal != 0 ? "Signal:" + signal : "ExitCode:" + terminated.path("exitCode").asInt(0);
+    }
+
+    private static boolean podReadyCondition(JsonNode pod) {
+        for (JsonNode condition : pod.path("status").path("conditions")) {
+            if ("Ready".equals(Json.text(condition, "type"))) {
+                return "True".equals(Json.text(condition, "status"));
+            }
+        }
+        return false;
+    }
+
+    private static String readinessGates(JsonNode pod) {
+        JsonNode gates = pod.path("spec").path("readinessGates");
+        if (gates.isEmpty()) {
+            return NONE;
+        }
+        int met = 0;
+        for (JsonNode gate : gates) {
+            for (JsonNode condition : pod.path("status").path("conditions")) {
+                if (Json.text(gate, "conditionType") != null
+                        && Json.text(gate, "conditionType").equals(Json.text(condition, "type"))
+                        && "True".equals(Json.text(condition, "status"))) {
+                    met++;
+                }
+            }
+        }
+        return met + "/" + gates.size();
+    }
+
+    private static String nodeStatus(JsonNode node) {
+        String status = "Unknown";
+        for (JsonNode condition : node.path("status").path("conditions")) {
+            if ("Ready".equals(Json.text(condition, "type"))) {
+                status = "True".equals(Json.text(condition, "status")) ? "Ready" : "NotReady";
+            }
+        }
+        if (node.path("spec").path("unschedulable").asBoolean(false)) {
+            status += ",SchedulingDisabled";
+        }
+        return status;
+    }
+
+    private static String nodeRoles(JsonNode node) {
+        TreeSet<String> roles = new TreeSet<>();
+        for (Map.Entry<String, String> label : Json.stringMap(node, "metadata", "labels").entrySet()) {
+            if (label.getKey().startsWith(NODE_ROLE_PREFIX)
+                    && label.getKey().length() > NODE_ROLE_PREFIX.length()) {
+                roles.add(label.getKey().substring(NODE_ROLE_PREFIX.length()));
+            } else if (label.getKey().equals(NODE_ROLE_LABEL) && !label.getValue().isEmpty()) {
+                roles.add(label.getValue());
+            }
+        }
+        return roles.isEmpty() ? NONE : String.join(",", roles);
+    }
+
+    private static String address(JsonNode node, String type) {
+        for (JsonNode address : node.path("status").path("addresses")) {
+            if (type.equals(Json.text(address, "type"))) {
+                return orNone(Json.text(address, "address"));
+            }
+        }
+        return NONE;
+    }
+
+    private static Column name() {
+        return new Column("Name", "string", "name", 0, NAME_DESCRIPTION,
+                (object, now) -> orEmpty(Json.text(object, "metadata", "name")));
+    }
+
+    private static Column age() {
+        return new Column("Age", "string", "", 0, AGE_DESCRIPTION, (object, now) -> age(object, now));
+    }
+
+    private static String age(JsonNode object, Instant now) {
+        String created = Json.text(object, "metadata", "creationTimestamp");
+        if (created == null || created.isEmpty()) {
+            return UNKNOWN;
+        }
+        try {
+            return HumanDuration.of(Duration.between(Instant.parse(created), now));
+        } catch (DateTimeParseException e) {
+            return UNKNOWN;
+        }
+    }
+
+    private static Column text(String name, String description, java.util.function.Function<JsonNode, String> cell) {
+        return new Column(name, "string", "", 0, description, (object, now) -> orEmpty(cell.apply(object)));
+    }
+
+    private static Column wide(String name, String description, java.util.function.Function<JsonNode, String> cell) {
+        return new Column(name, "string", "", 1, description, (object, now) -> orEmpty(cell.apply(object)));
+    }
+
+    private static long sum(JsonNode items, String field) {
+        long total = 0;
+        for (JsonNode item : items) {
+            total += item.path(field).asLong(0);
+        }
+        return total;
+    }
+
+    private static int size(JsonNode map) {
+        return map == null || !map.isObject() ? 0 : map.size();
+    }
+
+    private static String orEmpty(String text) {
+        return text == null ? "" : text;
+    }
+
+    private static String orNone(String text) {
+        return text == null || text.isEmpty() ? NONE : text;
+    }
+
+    private static String orUnknown(String text) {
+        return text == null || text.isEmpty() ? UNKNOWN : text;
+    }
+}

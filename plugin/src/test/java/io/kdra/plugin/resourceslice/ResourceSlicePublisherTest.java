@@ -201,6 +201,32 @@ class ResourceSlicePublisherTest {
     }
 
     @Test
+    void slicesOfOtherDriversAndOtherNodesAreLeftAlone() {
+        ResourceSlice otherDriver = client.resource(foreignSlice("other-driver", "x" + driver, nodeName)).create();
+        ResourceSlice otherNode = client.resource(foreignSlice("other-node", driver, nodeName + "-b")).create();
+        publisher = nodePublisher().start(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(1))));
+
+        awaitSlices(2);
+        publisher.update(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(2))));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
+                .filteredOn(slice -> nodeName.equals(slice.getSpec().getNodeName()))
+                .singleElement().satisfies(slice -> assertThat(slice.getSpec().getDevices()).hasSize(2)));
+        publisher.stop();
+
+        assertThat(client.resource(otherDriver).get()).isNotNull();
+        assertThat(client.resource(otherNode).get()).isNotNull();
+    }
+
+    private static ResourceSlice foreignSlice(String name, String driverName, String node) {
+        return new ResourceSliceBuilder()
+                .withNewMetadata().withName(name + "-" + UUID.randomUUID()).endMetadata()
+                .withNewSpec().withDriver(driverName).withNodeName(node)
+                .withNewPool().withName(node).withGeneration(1L).withResourceSliceCount(1L).endPool()
+                .withDevices(Devices.plain(1)).endSpec()
+                .build();
+    }
+
+    @Test
     void clusterWidePoolsAreSelectedByTheirNodeSelection() {
         publisher = ResourceSlicePublisher.builder(client, driver).errorHandler(this::record)
                 .syncDelay(Duration.ofMillis(50))

@@ -104,6 +104,10 @@ final class DraServices {
         } catch (StatusRuntimeException e) {
             // The kubelet gave up on the call or the server is stopping; nobody is left to answer.
             LOG.debug("call ended before its response was sent: {}", e.getStatus());
+        } catch (RuntimeException e) {
+            // A library bug or a claim lookup that returned a malformed object: the kubelet still gets a reason.
+            LOG.warn("DRA call failed unexpectedly", e);
+            response.onError(Status.INTERNAL.withDescription("internal error: " + e).withCause(e).asException());
         }
     }
 

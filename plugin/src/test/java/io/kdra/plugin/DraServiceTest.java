@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -141,6 +142,18 @@ class DraServiceTest {
 
         assertThat(response.getClaimsOrThrow("uid-c").getError())
                 .isEqualTo("retrieve claim " + namespace + "/c: connection refused");
+        assertThat(driver.prepareCalls).isEmpty();
+    }
+
+    @Test
+    void aMalformedClaimFromTheLookupFailsTheCallWithAReason() throws IOException {
+        ResourceClaim withoutMetadata = new ResourceClaimBuilder()
+                .withNewStatus().withNewAllocation().endAllocation().endStatus().build();
+        plugin = builder().claimLookup((ns, name) -> withoutMetadata).start();
+
+        assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", "uid-c"))))
+                .satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.INTERNAL))
+                .hasMessageStartingWith("INTERNAL: internal error: java.lang.NullPointerException");
         assertThat(driver.prepareCalls).isEmpty();
     }
 

@@ -9,6 +9,7 @@ import io.kdra.plugin.testing.MockApiServer;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,7 +88,7 @@ class BadOptionsTest {
     @Test
     void anInjectedSocketPathMustFitTooAndTheListenerIsNotAskedFor() {
         Path longDirectory = dir.resolve("r".repeat(100));
-        List<Path> asked = new java.util.ArrayList<>();
+        List<Path> asked = new ArrayList<>();
 
         assertThatThrownBy(() -> builder("test.example.com").registrarDirectory(longDirectory)
                 .registrarListener(socketPath -> {

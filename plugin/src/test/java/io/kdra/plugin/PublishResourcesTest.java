@@ -16,6 +16,7 @@ import io.kdra.plugin.testing.MockApiServer;
 import io.kdra.plugin.testing.TempDir;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -110,7 +111,7 @@ class PublishResourcesTest {
     private List<ResourceSlice> slices() {
         return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
                 .filter(slice -> driver.equals(slice.getSpec().getDriver()))
-                .sorted(java.util.Comparator.comparing(slice -> slice.getMetadata().getName()))
+                .sorted(Comparator.comparing(slice -> slice.getMetadata().getName()))
                 .toList();
     }
 

@@ -24,7 +24,7 @@ import tools.jackson.databind.node.ObjectNode;
 class DraMalformedInputTest extends ServerTestBase {
 
     private static final long SEED = 20261203L;
-    private static final int MUTATIONS_PER_OBJECT = 80;
+    private static final int MUTATIONS_PER_OBJECT = 40;
     private static final List<String[]> OBJECTS = List.of(
             new String[] {"deviceclass", "deviceclasses", "v1", "v1beta2", "v1beta1"},
             new String[] {"resourceclaim", "namespaces/default/resourceclaims", "v1", "v1beta2", "v1beta1"},

@@ -6,17 +6,20 @@ import static io.kdra.testdriver.Claims.classConfig;
 import static io.kdra.testdriver.Claims.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.Device;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourceResponse;
+import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
@@ -219,9 +222,9 @@ class ExamplePluginTest {
         assertThat(prepared.getDevicesList()).extracting(Device::getDeviceName, Device::getRequestNamesList,
                         Device::getCdiDeviceIdsList)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("device-00", List.of("req-a"),
+                        tuple("device-00", List.of("req-a"),
                                 List.of(DRIVER + "/test=claim-" + uid + "-req-a")),
-                        org.assertj.core.groups.Tuple.tuple("device-01", List.of("req-c"),
+                        tuple("device-01", List.of("req-c"),
                                 List.of(DRIVER + "/test=claim-" + uid + "-req-c")));
         assertThat(Files.readString(cdiFile(claim, "req-a"))).contains(
                 "\"env\":[\"admin_class=1\",\"claim_multi_claim_1_req_a=true\",\"user_a=second\",\"user_b=kept\"]");
@@ -282,8 +285,7 @@ class ExamplePluginTest {
     @Test
     void claimsThatCannotBePreparedGetTheLibrarysClearErrors() throws Exception {
         start();
-        ResourceClaim unallocated = cluster.client.resource(new io.fabric8.kubernetes.api.model.resource.v1
-                .ResourceClaimBuilder().withNewMetadata().withNamespace(namespace).withName("unallocated")
+        ResourceClaim unallocated = cluster.client.resource(new ResourceClaimBuilder().withNewMetadata().withNamespace(namespace).withName("unallocated")
                 .endMetadata().withNewSpec().endSpec().build()).create();
         ResourceClaim replaced = simpleClaim("replaced");
         replaced.getMetadata().setUid("00000000-0000-0000-0000-000000000001");
@@ -451,6 +453,30 @@ class ExamplePluginTest {
     }
 
     @Test
+    void everyServedVersionPreparesAndIsRecordedUnderItsFullMethodName() throws Exception {
+        start(builder -> builder.pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin")).nodeV1alpha4(true)));
+        ResourceClaim claim = simpleClaim("versions");
+        byte[] request = NodePrepareResourcesRequest.newBuilder().addClaims(Kubelet.claim(claim)).build()
+                .toByteArray();
+        var channel = kubelet.dial(draSocket());
+
+        var v1beta1 = io.kdra.kubelet.api.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel).nodePrepareResources(
+                io.kdra.kubelet.api.dra.v1beta1.NodePrepareResourcesRequest.parseFrom(request));
+        var v1alpha4 = io.kdra.kubelet.api.dra.v1alpha4.NodeGrpc.newBlockingStub(channel).nodePrepareResources(
+                io.kdra.kubelet.api.dra.v1alpha4.NodePrepareResourcesRequest.parseFrom(request));
+        NodePrepareResourcesResponse v1 = kubelet.prepare(draSocket(), claim);
+
+        assertThat(NodePrepareResourcesResponse.parseFrom(v1beta1.toByteArray())).isEqualTo(v1);
+        assertThat(NodePrepareResourcesResponse.parseFrom(v1alpha4.toByteArray())).isEqualTo(v1);
+        assertThat(driver.grpcCalls()).extracting(GrpcCall::fullMethod).containsExactly(
+                "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodePrepareResources",
+                "/v1alpha3.Node/NodePrepareResources",
+                "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources");
+        assertThat(driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES)).isEqualTo(3);
+    }
+
+    @Test
     void callsAreCountedByMethodSuffixAndResetForgetsThem() throws Exception {
         start();
         ResourceClaim claim = simpleClaim("counted");
@@ -467,7 +493,7 @@ class ExamplePluginTest {
                 .doesNotMatch(CallMatcher.calledTimes(CallMatcher.NODE_PREPARE_RESOURCES, 3));
         GrpcCall prepare = driver.grpcCalls().get(2);
         assertThat(prepare.fullMethod()).isEqualTo("/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources");
-        assertThat(prepare.request()).isEqualTo(io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest.newBuilder()
+        assertThat(prepare.request()).isEqualTo(NodePrepareResourcesRequest.newBuilder()
                 .addClaims(Kubelet.claim(claim)).build());
         assertThat(prepare.response()).isInstanceOf(NodePrepareResourcesResponse.class);
 
@@ -508,8 +534,8 @@ class ExamplePluginTest {
         }
         assertThat(report.getDevicesList()).extracting(device -> device.getDevice().getDeviceName(),
                         device -> device.getHealth().name(), device -> device.getMessage())
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("device-00", "HEALTHY", ""),
-                        org.assertj.core.groups.Tuple.tuple("device-01", "UNHEALTHY", "too hot"));
+                .containsExactly(tuple("device-00", "HEALTHY", ""),
+                        tuple("device-01", "UNHEALTHY", "too hot"));
         assertThat(report.getDevices(0).getLastUpdatedTime()).isPositive();
         // Without further updates the report keeps coming.
         for (int i = 0; i < 3; i++) {

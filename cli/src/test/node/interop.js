@@ -1,7 +1,7 @@
 'use strict';
 // Acts as a kubelet written in another language: registers with a DRA driver through its registration socket,
-// then prepares and unprepares one claim under every DRA API version the driver advertises, calling each method by
-// its full upstream gRPC name. Prints one JSON line per call and exits non-zero on the first unexpected answer.
+// prepares and unprepares one claim under every DRA API version the driver advertises, and opens every advertised
+// health stream, calling each method by its full upstream gRPC name. Prints one JSON line per call and exits non-zero on the first unexpected answer.
 //
 // Usage: node interop.js <registration socket> <proto dir> <namespace> <claim name> <claim uid>
 
@@ -20,6 +20,12 @@ const DRA_VERSIONS = {
   'v1.DRAPlugin': { proto: 'dra/v1/api.proto', service: 'k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin' },
   'v1beta1.DRAPlugin': { proto: 'dra/v1beta1/api.proto', service: 'k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin' },
   'v1alpha3.NodeService': { proto: 'dra/v1alpha4/api.proto', service: 'v1alpha3.Node' },
+};
+
+const HEALTH_VERSIONS = {
+  'v1.DRAResourceHealth': { proto: 'dra-health/v1/api.proto', service: 'v1.DRAResourceHealth' },
+  'v1beta1.DRAResourceHealth': { proto: 'dra-health/v1beta1/api.proto', service: 'v1beta1.DRAResourceHealth' },
+  'v1alpha1.DRAResourceHealth': { proto: 'dra-health/v1alpha1/api.proto', service: 'v1alpha1.DRAResourceHealth' },
 };
 
 function load(protoFile) {
@@ -49,6 +55,27 @@ function call(client, definition, fullMethod, request) {
         }
         resolve(response);
       });
+  });
+}
+
+// Opens a server stream by its literal full name and resolves with its first message; then cancels the stream.
+function firstOfStream(client, definition, fullMethod, request) {
+  const method = Object.values(definition).find((m) => m.path === fullMethod);
+  if (!method) {
+    fail(fullMethod, 'no method with this full name in the loaded .proto files');
+  }
+  return new Promise((resolve) => {
+    const stream = client.makeServerStreamRequest(fullMethod, method.requestSerialize, method.responseDeserialize,
+      request);
+    stream.on('data', (message) => {
+      stream.cancel();
+      resolve(message);
+    });
+    stream.on('error', (error) => {
+      if (error.code !== grpc.status.CANCELLED) {
+        fail(fullMethod, `${grpc.status[error.code]}: ${error.details}`);
+      }
+    });
   });
 }
 
@@ -91,6 +118,12 @@ async function main() {
       fail(unprepare, `unexpected answer ${JSON.stringify(unprepared)}`);
     }
     report(unprepare, { ok: true, version });
+  }
+  for (const version of info.supported_versions.filter((v) => HEALTH_VERSIONS[v])) {
+    const { proto, service } = HEALTH_VERSIONS[version];
+    const watch = `/${service}/NodeWatchResources`;
+    const health = await firstOfStream(dra, load(proto)[service], watch, {});
+    report(watch, { ok: true, version, devices: health.devices.length });
   }
   dra.close();
 }

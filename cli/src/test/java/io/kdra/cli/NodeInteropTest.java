@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A kubelet written in another language: a Node.js script with {@code @grpc/grpc-js}, loading the kubelet-api
- * {@code .proto} files, registers with the standalone driver and calls every DRA method under its full upstream name
- * on every served version. Skipped when node or npm is missing or the npm packages cannot be installed.
+ * {@code .proto} files, registers with the standalone driver and calls every DRA and health method under its full
+ * upstream name on every served version. Skipped when node or npm is missing or the npm packages cannot be installed.
  */
 class NodeInteropTest {
 
@@ -60,12 +60,16 @@ class NodeInteropTest {
         assumeTrue(Run.of(cwd, 60, "node", "--version").code() == 0, "node is not installed");
         assumeTrue(Run.of(cwd, 60, "npm", "--version").code() == 0, "npm is not installed");
         Files.createDirectories(NODE_PROJECT);
+        Path installedLock = NODE_PROJECT.resolve("package-lock.json");
+        if (Files.exists(installedLock) && Files.mismatch(installedLock, NODE_SOURCES.resolve("package-lock.json")) != -1) {
+            deleteTree(NODE_PROJECT.resolve("node_modules"));
+        }
         for (String file : List.of("package.json", "package-lock.json", "interop.js")) {
             Files.copy(NODE_SOURCES.resolve(file), NODE_PROJECT.resolve(file), StandardCopyOption.REPLACE_EXISTING);
         }
         if (!Files.isDirectory(NODE_PROJECT.resolve("node_modules/@grpc/grpc-js"))) {
             Run install = Run.of(NODE_PROJECT, TimeUnit.MINUTES.toSeconds(INSTALL_MINUTES),
-                    "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund");
+                    "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000");
             assumeTrue(install.code() == 0, () -> "npm ci failed (offline?):\n" + install.output());
         }
     }
@@ -77,7 +81,14 @@ class NodeInteropTest {
 
     @AfterEach
     void removeDirectory() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
+        deleteTree(dir);
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
             for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(file);
             }
@@ -108,7 +119,10 @@ class NodeInteropTest {
                     "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodePrepareResources",
                     "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodeUnprepareResources",
                     "/v1alpha3.Node/NodePrepareResources",
-                    "/v1alpha3.Node/NodeUnprepareResources");
+                    "/v1alpha3.Node/NodeUnprepareResources",
+                    "/v1.DRAResourceHealth/NodeWatchResources",
+                    "/v1beta1.DRAResourceHealth/NodeWatchResources",
+                    "/v1alpha1.DRAResourceHealth/NodeWatchResources");
             try (Stream<Path> cdiFiles = Files.list(dir.resolve("cdi"))) {
                 assertThat(cdiFiles).as("every prepare was undone").isEmpty();
             }

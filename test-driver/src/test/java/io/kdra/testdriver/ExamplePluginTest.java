@@ -30,6 +30,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationStatus;
 import io.kdra.plugin.HealthStatus;
 import io.kdra.plugin.KubeletPlugin;
+import io.kdra.plugin.cdi.FileOperations;
+import io.kdra.plugin.cdi.LocalFileOperations;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import java.io.IOException;
@@ -302,6 +304,73 @@ class ExamplePluginTest {
         assertThat(response.getClaimsOrThrow(missing.getMetadata().getUid()).getError())
                 .startsWith("retrieve claim " + namespace + "/missing").contains("not found");
         assertThat(driver.preparedClaims()).isEmpty();
+    }
+
+    @Test
+    void cdiFileProblemsFailTheClaimWithTheCause() throws Exception {
+        FailingFiles files = new FailingFiles(new LocalFileOperations(dir.resolve("cdi")));
+        driver = ExamplePlugin.builder(DRIVER, files).nodeName(NODE).kubernetesClient(cluster.client)
+                .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                        .pluginDataDirectory(dir.resolve("plugin")))
+                .start();
+        ResourceClaim claim = simpleClaim("disk-trouble");
+        String uid = claim.getMetadata().getUid();
+
+        files.failure = "disk full";
+        assertThat(kubelet.prepare(draSocket(), claim).getClaimsOrThrow(uid).getError())
+                .isEqualTo("failed to write CDI file: disk full");
+        assertThat(driver.preparedClaims()).isEmpty();
+
+        files.failure = null;
+        kubelet.prepare(draSocket(), claim);
+        files.failure = "read-only file system";
+        assertThat(kubelet.unprepare(draSocket(), claim).getClaimsOrThrow(uid).getError())
+                .isEqualTo("error removing CDI file: read-only file system");
+        assertThat(driver.preparedClaims()).hasSize(1);
+
+        files.failure = null;
+        assertThat(kubelet.unprepare(draSocket(), claim).getClaimsOrThrow(uid).getError()).isEmpty();
+        assertThat(cdiFile(claim, "req")).doesNotExist();
+    }
+
+    /** CDI file operations that fail with a given message while it is set. */
+    private static final class FailingFiles implements FileOperations {
+        private final FileOperations files;
+        volatile String failure;
+
+        FailingFiles(FileOperations files) {
+            this.files = files;
+        }
+
+        @Override
+        public void write(String fileName, byte[] content) throws IOException {
+            if (failure != null) {
+                throw new IOException(failure);
+            }
+            files.write(fileName, content);
+        }
+
+        @Override
+        public void remove(String fileName) throws IOException {
+            if (failure != null) {
+                throw new IOException(failure);
+            }
+            files.remove(fileName);
+        }
+    }
+
+    @Test
+    void resourcesThatCannotBePublishedFailTheStartAndLeaveNoSockets() {
+        assertThatThrownBy(() -> ExamplePlugin.builder(DRIVER, dir.resolve("cdi"))
+                .nodeName(NODE)
+                .driverResources(DriverResources.of(NODE, Pool.ofDevices(List.of())))
+                .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                        .pluginDataDirectory(dir.resolve("plugin")))
+                .start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("start kubelet plugin: publish resources: no Kubernetes client was set to publish resources");
+        assertThat(dir.resolve("registry").resolve(DRIVER + "-reg.sock")).doesNotExist();
+        assertThat(dir.resolve("plugin/dra.sock")).doesNotExist();
     }
 
     @Test

@@ -80,6 +80,9 @@ final class KubeletPluginCommand implements Callable<Integer> {
         if (numDevices < 0) {
             throw new ParameterException(spec.commandLine(), "--num-devices must not be negative, got " + numDevices);
         }
+        if (!kubeconfig.isEmpty() && !Files.isRegularFile(Path.of(kubeconfig))) {
+            throw new ParameterException(spec.commandLine(), "--kubeconfig " + kubeconfig + ": no such file");
+        }
         Files.createDirectories(cdiDirectory, PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwxr-x---")));
         Files.createDirectories(dataDirectory);
@@ -136,10 +139,6 @@ final class KubeletPluginCommand implements Callable<Integer> {
         if (kubeconfig.isEmpty()) {
             return new KubernetesClientBuilder().build();
         }
-        Path file = Path.of(kubeconfig);
-        if (!Files.isRegularFile(file)) {
-            throw new ParameterException(spec.commandLine(), "--kubeconfig " + kubeconfig + ": no such file");
-        }
-        return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(file.toFile())).build();
+        return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Path.of(kubeconfig).toFile())).build();
     }
 }

@@ -92,6 +92,7 @@ class KubeletPluginCommandTest {
                 dir.resolve("missing").toString(), "--datadir", dir.resolve("data").toString(), "--cdi-dir",
                 dir.resolve("cdi").toString()).err())
                 .startsWith("--kubeconfig " + dir.resolve("missing") + ": no such file");
+        assertThat(dir.resolve("data")).as("nothing created").doesNotExist();
     }
 
     @Test

@@ -83,9 +83,15 @@ final class KubeletPluginCommand implements Callable<Integer> {
         if (!kubeconfig.isEmpty() && !Files.isRegularFile(Path.of(kubeconfig))) {
             throw new ParameterException(spec.commandLine(), "--kubeconfig " + kubeconfig + ": no such file");
         }
-        Files.createDirectories(cdiDirectory, PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwxr-x---")));
-        Files.createDirectories(dataDirectory);
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            Files.createDirectories(cdiDirectory, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwxr-x---")));
+            Files.createDirectories(dataDirectory);
+        } catch (IOException e) {
+            err.println("cannot create directory: " + e);
+            return 1;
+        }
         KubernetesClient client = client();
         ExamplePlugin driver;
         try {
@@ -102,7 +108,11 @@ final class KubeletPluginCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             client.close();
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            client.close();
+            err.println("cannot start the kubelet plugin: " + e);
+            return 1;
+        } catch (RuntimeException e) {
             client.close();
             throw e;
         }

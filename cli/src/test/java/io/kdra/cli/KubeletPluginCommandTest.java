@@ -85,7 +85,7 @@ class KubeletPluginCommandTest {
     }
 
     @Test
-    void badValuesAreReportedBeforeAnythingStarts() {
+    void badValuesAreReportedBeforeAnythingStarts() throws IOException {
         assertThat(runInProcess("driver", "kubelet-plugin", "--node-name", NODE, "--num-devices", "-1").err())
                 .startsWith("--num-devices must not be negative, got -1");
         assertThat(runInProcess("driver", "kubelet-plugin", "--node-name", NODE, "--kubeconfig",
@@ -93,6 +93,13 @@ class KubeletPluginCommandTest {
                 dir.resolve("cdi").toString()).err())
                 .startsWith("--kubeconfig " + dir.resolve("missing") + ": no such file");
         assertThat(dir.resolve("data")).as("nothing created").doesNotExist();
+
+        Path notADirectory = dir.resolve("file");
+        Files.writeString(notADirectory, "");
+        Result unwritable = runInProcess("driver", "kubelet-plugin", "--node-name", NODE, "--datadir",
+                notADirectory.resolve("data").toString(), "--cdi-dir", dir.resolve("cdi").toString());
+        assertThat(unwritable.code()).isEqualTo(1);
+        assertThat(unwritable.err()).startsWith("cannot create directory: ").contains(notADirectory.toString());
     }
 
     @Test

@@ -14,8 +14,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.Device;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourceResponse;
@@ -577,8 +580,10 @@ class ExamplePluginTest {
                 .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
                         .pluginDataDirectory(dir.resolve("plugin")).healthV1(true).healthV1alpha1(true)));
         BlockingQueue<NodeWatchResourcesResponse> reports = new LinkedBlockingQueue<>();
-        DRAResourceHealthGrpc.newStub(kubelet.dial(draSocket())).nodeWatchResources(
-                NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
+        ClientCall<NodeWatchResourcesRequest, NodeWatchResourcesResponse> watch = kubelet.dial(draSocket())
+                .newCall(DRAResourceHealthGrpc.getNodeWatchResourcesMethod(), CallOptions.DEFAULT);
+        ClientCalls.asyncServerStreamingCall(watch, NodeWatchResourcesRequest.getDefaultInstance(),
+                new StreamObserver<>() {
                     @Override
                     public void onNext(NodeWatchResourcesResponse report) {
                         reports.add(report);
@@ -612,6 +617,11 @@ class ExamplePluginTest {
         }
         assertThat(driver.grpcCalls()).anyMatch(call -> call.fullMethod()
                 .equals("/v1.DRAResourceHealth/NodeWatchResources") && call.inProgress());
+
+        // The kubelet ends the stream by cancelling it; that is no failure.
+        watch.cancel("kubelet stops watching", null);
+        await().atMost(PATIENCE).until(driver::grpcCalls, calls -> calls.stream().anyMatch(call -> call.fullMethod()
+                .equals("/v1.DRAResourceHealth/NodeWatchResources") && call.succeeded()));
     }
 
     private static NodeWatchResourcesResponse next(BlockingQueue<NodeWatchResourcesResponse> reports)

@@ -243,6 +243,23 @@ class ExamplePluginTest {
     }
 
     @Test
+    void aClaimWithoutResultsOfThisDriverIsPreparedWithoutDevicesOrFiles() throws Exception {
+        start();
+        ResourceClaim claim = allocated(cluster.client, namespace, "foreign",
+                result("req", OTHER_DRIVER, NODE, "nic-0"));
+
+        NodePrepareResourceResponse prepared = kubelet.prepare(draSocket(), claim)
+                .getClaimsOrThrow(claim.getMetadata().getUid());
+
+        assertThat(prepared.getError()).isEmpty();
+        assertThat(prepared.getDevicesList()).isEmpty();
+        assertThat(driver.preparedClaims()).extracting(ClaimId::name).containsExactly("foreign");
+        assertThat(dir.resolve("cdi")).doesNotExist();
+        kubelet.unprepare(draSocket(), claim);
+        assertThat(driver.preparedClaims()).isEmpty();
+    }
+
+    @Test
     void parametersThatAreNotAnObjectOfStringsFailOnlyThatClaimNamingTheConfig() throws Exception {
         start();
         ResourceClaim good = simpleClaim("good");

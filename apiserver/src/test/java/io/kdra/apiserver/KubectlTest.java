@@ -235,6 +235,31 @@ class KubectlTest {
     }
 
     @Test
+    void deviceTaintRuleInV1alpha3AndV1beta2() throws IOException {
+        Path rule = file("rule.yaml", """
+                apiVersion: resource.k8s.io/v1alpha3
+                kind: DeviceTaintRule
+                metadata:
+                  name: maintenance
+                spec:
+                  deviceSelector:
+                    driver: gpu.example.com
+                  taint:
+                    key: example.com/maintenance
+                    effect: NoSchedule
+                """);
+        assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance created");
+        assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance unchanged");
+        assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.apiVersion}"))
+                .isEqualTo("resource.k8s.io/v1beta2");
+        assertThat(kubectl("get", "devicetaintrules.v1alpha3.resource.k8s.io", "maintenance", "-o",
+                "jsonpath={.apiVersion} {.spec.taint.effect}")).isEqualTo("resource.k8s.io/v1alpha3 NoSchedule");
+        assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.spec.taint.timeAdded}"))
+                .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+        assertThat(kubectl("delete", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io \"maintenance\" deleted");
+    }
+
+    @Test
     void invalidClaimIsRejectedWithFieldPaths() throws IOException {
         String out = kubectlFails("create", "-f", file("bad.yaml", CLAIM.replace("name: gpu", "name: Bad_Request")
                 .replace("claim-1", "bad-claim")));

@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = KdraVersion.class,
         description = "Kubernetes Dynamic Resource Allocation end-to-end testing.",
-        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class, DriverCommand.class})
 public final class Kdra implements Callable<Integer> {
 
     @Spec

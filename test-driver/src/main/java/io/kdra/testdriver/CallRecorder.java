@@ -3,6 +3,7 @@ package io.kdra.testdriver;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
@@ -39,6 +40,7 @@ final class CallRecorder implements ServerInterceptor {
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
             ServerCallHandler<Q, R> next) {
         Entry entry = new Entry("/" + call.getMethodDescriptor().getFullMethodName());
+        boolean unary = call.getMethodDescriptor().getType() == MethodDescriptor.MethodType.UNARY;
         synchronized (this) {
             entries.add(entry);
         }
@@ -71,7 +73,8 @@ final class CallRecorder implements ServerInterceptor {
 
             @Override
             public void onCancel() {
-                end(entry, Status.CANCELLED.withDescription("call cancelled by the client"));
+                // A kubelet ends a health stream by cancelling it, which the upstream driver treats as a normal end.
+                end(entry, unary ? Status.CANCELLED.withDescription("call cancelled by the client") : Status.OK);
                 super.onCancel();
             }
         };

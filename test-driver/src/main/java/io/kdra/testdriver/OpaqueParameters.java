@@ -1,5 +1,6 @@
 package io.kdra.testdriver;
 
+import java.util.Locale;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -46,6 +47,6 @@ final class OpaqueParameters {
     }
 
     private static String typeOf(JsonNode node) {
-        return node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + " " + node;
+        return node.getNodeType().name().toLowerCase(Locale.ROOT) + " " + node;
     }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +58,7 @@ final class Claims {
                 .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
                 .withNewSpec().withNewDevices().withRequests(List.copyOf(requests.values())).endDevices().endSpec()
                 .build()).create();
-        created.setStatus(new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder()
+        created.setStatus(new ResourceClaimStatusBuilder()
                 .withNewAllocation().withNewDevices().withResults(results).withConfig(configs).endDevices()
                 .endAllocation().build());
         return client.resource(created).updateStatus();

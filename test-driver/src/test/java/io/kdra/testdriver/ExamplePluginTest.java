@@ -6,17 +6,23 @@ import static io.kdra.testdriver.Claims.classConfig;
 import static io.kdra.testdriver.Claims.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.dra.v1.Device;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourceResponse;
+import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
@@ -27,6 +33,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationStatus;
 import io.kdra.plugin.HealthStatus;
 import io.kdra.plugin.KubeletPlugin;
+import io.kdra.plugin.cdi.FileOperations;
+import io.kdra.plugin.cdi.LocalFileOperations;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import java.io.IOException;
@@ -219,9 +227,9 @@ class ExamplePluginTest {
         assertThat(prepared.getDevicesList()).extracting(Device::getDeviceName, Device::getRequestNamesList,
                         Device::getCdiDeviceIdsList)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("device-00", List.of("req-a"),
+                        tuple("device-00", List.of("req-a"),
                                 List.of(DRIVER + "/test=claim-" + uid + "-req-a")),
-                        org.assertj.core.groups.Tuple.tuple("device-01", List.of("req-c"),
+                        tuple("device-01", List.of("req-c"),
                                 List.of(DRIVER + "/test=claim-" + uid + "-req-c")));
         assertThat(Files.readString(cdiFile(claim, "req-a"))).contains(
                 "\"env\":[\"admin_class=1\",\"claim_multi_claim_1_req_a=true\",\"user_a=second\",\"user_b=kept\"]");
@@ -232,6 +240,23 @@ class ExamplePluginTest {
             assertThat(files.map(path -> path.getFileName().toString()))
                     .containsExactlyInAnyOrder(DRIVER + "-" + uid + "-req-a.json", DRIVER + "-" + uid + "-req-c.json");
         }
+    }
+
+    @Test
+    void aClaimWithoutResultsOfThisDriverIsPreparedWithoutDevicesOrFiles() throws Exception {
+        start();
+        ResourceClaim claim = allocated(cluster.client, namespace, "foreign",
+                result("req", OTHER_DRIVER, NODE, "nic-0"));
+
+        NodePrepareResourceResponse prepared = kubelet.prepare(draSocket(), claim)
+                .getClaimsOrThrow(claim.getMetadata().getUid());
+
+        assertThat(prepared.getError()).isEmpty();
+        assertThat(prepared.getDevicesList()).isEmpty();
+        assertThat(driver.preparedClaims()).extracting(ClaimId::name).containsExactly("foreign");
+        assertThat(dir.resolve("cdi")).doesNotExist();
+        kubelet.unprepare(draSocket(), claim);
+        assertThat(driver.preparedClaims()).isEmpty();
     }
 
     @Test
@@ -282,8 +307,7 @@ class ExamplePluginTest {
     @Test
     void claimsThatCannotBePreparedGetTheLibrarysClearErrors() throws Exception {
         start();
-        ResourceClaim unallocated = cluster.client.resource(new io.fabric8.kubernetes.api.model.resource.v1
-                .ResourceClaimBuilder().withNewMetadata().withNamespace(namespace).withName("unallocated")
+        ResourceClaim unallocated = cluster.client.resource(new ResourceClaimBuilder().withNewMetadata().withNamespace(namespace).withName("unallocated")
                 .endMetadata().withNewSpec().endSpec().build()).create();
         ResourceClaim replaced = simpleClaim("replaced");
         replaced.getMetadata().setUid("00000000-0000-0000-0000-000000000001");
@@ -300,6 +324,73 @@ class ExamplePluginTest {
         assertThat(response.getClaimsOrThrow(missing.getMetadata().getUid()).getError())
                 .startsWith("retrieve claim " + namespace + "/missing").contains("not found");
         assertThat(driver.preparedClaims()).isEmpty();
+    }
+
+    @Test
+    void cdiFileProblemsFailTheClaimWithTheCause() throws Exception {
+        FailingFiles files = new FailingFiles(new LocalFileOperations(dir.resolve("cdi")));
+        driver = ExamplePlugin.builder(DRIVER, files).nodeName(NODE).kubernetesClient(cluster.client)
+                .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                        .pluginDataDirectory(dir.resolve("plugin")))
+                .start();
+        ResourceClaim claim = simpleClaim("disk-trouble");
+        String uid = claim.getMetadata().getUid();
+
+        files.failure = "disk full";
+        assertThat(kubelet.prepare(draSocket(), claim).getClaimsOrThrow(uid).getError())
+                .isEqualTo("failed to write CDI file: disk full");
+        assertThat(driver.preparedClaims()).isEmpty();
+
+        files.failure = null;
+        kubelet.prepare(draSocket(), claim);
+        files.failure = "read-only file system";
+        assertThat(kubelet.unprepare(draSocket(), claim).getClaimsOrThrow(uid).getError())
+                .isEqualTo("error removing CDI file: read-only file system");
+        assertThat(driver.preparedClaims()).hasSize(1);
+
+        files.failure = null;
+        assertThat(kubelet.unprepare(draSocket(), claim).getClaimsOrThrow(uid).getError()).isEmpty();
+        assertThat(cdiFile(claim, "req")).doesNotExist();
+    }
+
+    /** CDI file operations that fail with a given message while it is set. */
+    private static final class FailingFiles implements FileOperations {
+        private final FileOperations files;
+        volatile String failure;
+
+        FailingFiles(FileOperations files) {
+            this.files = files;
+        }
+
+        @Override
+        public void write(String fileName, byte[] content) throws IOException {
+            if (failure != null) {
+                throw new IOException(failure);
+            }
+            files.write(fileName, content);
+        }
+
+        @Override
+        public void remove(String fileName) throws IOException {
+            if (failure != null) {
+                throw new IOException(failure);
+            }
+            files.remove(fileName);
+        }
+    }
+
+    @Test
+    void resourcesThatCannotBePublishedFailTheStartAndLeaveNoSockets() {
+        assertThatThrownBy(() -> ExamplePlugin.builder(DRIVER, dir.resolve("cdi"))
+                .nodeName(NODE)
+                .driverResources(DriverResources.of(NODE, Pool.ofDevices(List.of())))
+                .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                        .pluginDataDirectory(dir.resolve("plugin")))
+                .start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("start kubelet plugin: publish resources: no Kubernetes client was set to publish resources");
+        assertThat(dir.resolve("registry").resolve(DRIVER + "-reg.sock")).doesNotExist();
+        assertThat(dir.resolve("plugin/dra.sock")).doesNotExist();
     }
 
     @Test
@@ -451,6 +542,30 @@ class ExamplePluginTest {
     }
 
     @Test
+    void everyServedVersionPreparesAndIsRecordedUnderItsFullMethodName() throws Exception {
+        start(builder -> builder.pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin")).nodeV1alpha4(true)));
+        ResourceClaim claim = simpleClaim("versions");
+        byte[] request = NodePrepareResourcesRequest.newBuilder().addClaims(Kubelet.claim(claim)).build()
+                .toByteArray();
+        var channel = kubelet.dial(draSocket());
+
+        var v1beta1 = io.kdra.kubelet.api.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel).nodePrepareResources(
+                io.kdra.kubelet.api.dra.v1beta1.NodePrepareResourcesRequest.parseFrom(request));
+        var v1alpha4 = io.kdra.kubelet.api.dra.v1alpha4.NodeGrpc.newBlockingStub(channel).nodePrepareResources(
+                io.kdra.kubelet.api.dra.v1alpha4.NodePrepareResourcesRequest.parseFrom(request));
+        NodePrepareResourcesResponse v1 = kubelet.prepare(draSocket(), claim);
+
+        assertThat(NodePrepareResourcesResponse.parseFrom(v1beta1.toByteArray())).isEqualTo(v1);
+        assertThat(NodePrepareResourcesResponse.parseFrom(v1alpha4.toByteArray())).isEqualTo(v1);
+        assertThat(driver.grpcCalls()).extracting(GrpcCall::fullMethod).containsExactly(
+                "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodePrepareResources",
+                "/v1alpha3.Node/NodePrepareResources",
+                "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources");
+        assertThat(driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES)).isEqualTo(3);
+    }
+
+    @Test
     void callsAreCountedByMethodSuffixAndResetForgetsThem() throws Exception {
         start();
         ResourceClaim claim = simpleClaim("counted");
@@ -467,7 +582,7 @@ class ExamplePluginTest {
                 .doesNotMatch(CallMatcher.calledTimes(CallMatcher.NODE_PREPARE_RESOURCES, 3));
         GrpcCall prepare = driver.grpcCalls().get(2);
         assertThat(prepare.fullMethod()).isEqualTo("/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources");
-        assertThat(prepare.request()).isEqualTo(io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest.newBuilder()
+        assertThat(prepare.request()).isEqualTo(NodePrepareResourcesRequest.newBuilder()
                 .addClaims(Kubelet.claim(claim)).build());
         assertThat(prepare.response()).isInstanceOf(NodePrepareResourcesResponse.class);
 
@@ -482,8 +597,10 @@ class ExamplePluginTest {
                 .pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
                         .pluginDataDirectory(dir.resolve("plugin")).healthV1(true).healthV1alpha1(true)));
         BlockingQueue<NodeWatchResourcesResponse> reports = new LinkedBlockingQueue<>();
-        DRAResourceHealthGrpc.newStub(kubelet.dial(draSocket())).nodeWatchResources(
-                NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
+        ClientCall<NodeWatchResourcesRequest, NodeWatchResourcesResponse> watch = kubelet.dial(draSocket())
+                .newCall(DRAResourceHealthGrpc.getNodeWatchResourcesMethod(), CallOptions.DEFAULT);
+        ClientCalls.asyncServerStreamingCall(watch, NodeWatchResourcesRequest.getDefaultInstance(),
+                new StreamObserver<>() {
                     @Override
                     public void onNext(NodeWatchResourcesResponse report) {
                         reports.add(report);
@@ -508,8 +625,8 @@ class ExamplePluginTest {
         }
         assertThat(report.getDevicesList()).extracting(device -> device.getDevice().getDeviceName(),
                         device -> device.getHealth().name(), device -> device.getMessage())
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("device-00", "HEALTHY", ""),
-                        org.assertj.core.groups.Tuple.tuple("device-01", "UNHEALTHY", "too hot"));
+                .containsExactly(tuple("device-00", "HEALTHY", ""),
+                        tuple("device-01", "UNHEALTHY", "too hot"));
         assertThat(report.getDevices(0).getLastUpdatedTime()).isPositive();
         // Without further updates the report keeps coming.
         for (int i = 0; i < 3; i++) {
@@ -517,6 +634,11 @@ class ExamplePluginTest {
         }
         assertThat(driver.grpcCalls()).anyMatch(call -> call.fullMethod()
                 .equals("/v1.DRAResourceHealth/NodeWatchResources") && call.inProgress());
+
+        // The kubelet ends the stream by cancelling it; that is no failure.
+        watch.cancel("kubelet stops watching", null);
+        await().atMost(PATIENCE).until(driver::grpcCalls, calls -> calls.stream().anyMatch(call -> call.fullMethod()
+                .equals("/v1.DRAResourceHealth/NodeWatchResources") && call.succeeded()));
     }
 
     private static NodeWatchResourcesResponse next(BlockingQueue<NodeWatchResourcesResponse> reports)

@@ -61,9 +61,13 @@ final class Kubelet implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        for (ManagedChannel channel : channels.values()) {
-            channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+    public void close() {
+        try {
+            for (ManagedChannel channel : channels.values()) {
+                channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -36,7 +36,8 @@ public final class AdminAccessValidation implements ObjectValidator {
     public List<FieldError> validateCreate(ObjectNode object) {
         JsonNode requests = template ? Json.at(object, "spec", "spec", "devices", "requests")
                 : Json.at(object, "spec", "devices", "requests");
-        for (int i = 0; i < requests.size(); i++) {
+        // a list of the wrong type is the kind validator's error; here it holds no requests
+        for (int i = 0; requests.isArray() && i < requests.size(); i++) {
             if (Json.at(requests.get(i), "exactly", "adminAccess").asBoolean(false)) {
                 return check(object, "spec.devices.requests[" + i + "].adminAccess");
             }
@@ -61,7 +62,7 @@ public final class AdminAccessValidation implements ObjectValidator {
 
     private static int grantedIndex(JsonNode claim) {
         JsonNode results = Json.at(claim, "status", "allocation", "devices", "results");
-        for (int i = 0; i < results.size(); i++) {
+        for (int i = 0; results.isArray() && i < results.size(); i++) {
             if (results.get(i).path("adminAccess").asBoolean(false)) {
                 return i;
             }

@@ -8,14 +8,17 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The columns {@code kubectl get} shows for each kind, as kube-apiserver's table printers compute them: pods (ready,
- * status, restarts), nodes (status, roles, version), namespaces (status), config maps (data), ResourceClaims (state)
- * and ResourceSlices (node, driver, pool). Every other kind has name and age.
+ * status, restarts), nodes (status, roles, version), namespaces (status), events, config maps, secrets, service
+ * accounts, replica and daemon sets, leases, ResourceClaims (state) and ResourceSlices (node, driver, pool). Every
+ * other kind has name and age.
  */
 public final class Printers {
 
@@ -44,9 +47,47 @@ public final class Printers {
                 case "ConfigMap":
                     return List.of(name(), new Column("Data", "integer", "", 0, "Data contains the configuration data.",
                             (object, now) -> size(object.get("data")) + size(object.get("binaryData"))), age());
+                case "Secret":
+                    return List.of(name(), text("Type", "The type of secret", o -> Json.text(o, "type")),
+                            new Column("Data", "integer", "", 0, "Data contains the secret data.",
+                                    (object, now) -> size(object.get("data"))), age());
+                case "ServiceAccount":
+                    return List.of(name(), new Column("Secrets", "string", "", 0, "Secrets of the service account.",
+                            (object, now) -> Integer.toString(object.path("secrets").size())), age());
+                case "Event":
+                    return events();
                 default:
                     return List.of(name(), age());
             }
+        }
+        if (type.group().equals("apps") && kind.equals("ReplicaSet")) {
+            return List.of(name(), integer("Desired", "Number of desired pods.", "spec", "replicas"),
+                    integer("Current", "Replicas is the most recently observed number of replicas.", "status",
+                            "replicas"),
+                    integer("Ready", "The number of ready replicas.", "status", "readyReplicas"), age(),
+                    wide("Containers", "Names of each container in the template.", o -> containers(o, "name")),
+                    wide("Images", "Images referenced by each container in the template.", o -> containers(o, "image")),
+                    wide("Selector", "Label query over pods.", Printers::selector));
+        }
+        if (type.group().equals("apps") && kind.equals("DaemonSet")) {
+            return List.of(name(),
+                    integer("Desired", "The number of nodes that should run the daemon pod.", "status",
+                            "desiredNumberScheduled"),
+                    integer("Current", "The number of nodes running at least one daemon pod.", "status",
+                            "currentNumberScheduled"),
+                    integer("Ready", "The number of nodes with a ready daemon pod.", "status", "numberReady"),
+                    integer("Up-to-date", "The number of nodes running the updated daemon pod.", "status",
+                            "updatedNumberScheduled"),
+                    integer("Available", "The number of nodes with an available daemon pod.", "status",
+                            "numberAvailable"),
+                    text("Node Selector", "The pods' node selector.", Printers::nodeSelector), age(),
+                    wide("Containers", "Names of each container in the template.", o -> containers(o, "name")),
+                    wide("Images", "Images referenced by each container in the template.", o -> containers(o, "image")),
+                    wide("Selector", "Label query over pods.", Printers::selector));
+        }
+        if (type.group().equals("coordination.k8s.io") && kind.equals("Lease")) {
+            return List.of(name(), text("Holder", "The holder of the lease.",
+                    o -> Json.text(o, "spec", "holderIdentity")), age());
         }
         if (type.group().equals(BuiltinResources.RESOURCE_GROUP)) {
             switch (kind) {
@@ -95,6 +136,101 @@ public final class Printers {
                         "nodeInfo", "kernelVersion"))),
                 wide("Container-Runtime", "ContainerRuntime Version reported by the node.",
                         o -> orUnknown(Json.text(o, "status", "nodeInfo", "containerRuntimeVersion"))));
+    }
+
+    private static List<Column> events() {
+        return List.of(
+                new Column("Last Seen", "string", "", 0,
+                        "The time at which the most recent occurrence of this event was recorded.",
+                        Printers::eventLastSeen),
+                text("Type", "Type of this event (Normal, Warning).", o -> Json.text(o, "type")),
+                text("Reason", "A short, machine understandable reason for the event.", o -> Json.text(o, "reason")),
+                text("Object", "The object that this event is about.", Printers::eventObject),
+                wide("Subobject", "The part of the object the event is about.",
+                        o -> Json.text(o, "involvedObject", "fieldPath")),
+                wide("Source", "The component reporting this event.", Printers::eventSource),
+                text("Message", "A human-readable description of the event.",
+                        o -> orEmpty(Json.text(o, "message")).strip()),
+                new Column("First Seen", "string", "", 1, "The time at which the event was first recorded.",
+                        Printers::eventFirstSeen),
+                new Column("Count", "string", "", 1, "The number of times this event has occurred.",
+                        (event, now) -> eventCount(event)),
+                wide("Name", NAME_DESCRIPTION, o -> Json.text(o, "metadata", "name")));
+    }
+
+    private static String eventFirstSeen(JsonNode event, Instant now) {
+        String first = Json.text(event, "firstTimestamp");
+        return since(first == null || first.isEmpty() ? Json.text(event, "eventTime") : first, now);
+    }
+
+    private static String eventLastSeen(JsonNode event, Instant now) {
+        String seriesLast = Json.text(event, "series", "lastObservedTime");
+        if (seriesLast != null) {
+            return since(seriesLast, now);
+        }
+        String last = Json.text(event, "lastTimestamp");
+        return last == null || last.isEmpty() ? eventFirstSeen(event, now) : since(last, now);
+    }
+
+    private static long eventCount(JsonNode event) {
+        if (event.path("series").isObject()) {
+            return event.path("series").path("count").asLong(0);
+        }
+        long count = event.path("count").asLong(0);
+        return count == 0 ? 1 : count;
+    }
+
+    private static String eventObject(JsonNode event) {
+        String kind = orEmpty(Json.text(event, "involvedObject", "kind")).toLowerCase(Locale.ROOT);
+        String name = Json.text(event, "involvedObject", "name");
+        return name == null || name.isEmpty() ? kind : kind + "/" + name;
+    }
+
+    private static String eventSource(JsonNode event) {
+        String component = firstNonEmpty(Json.text(event, "source", "component"),
+                Json.text(event, "reportingComponent"));
+        String instance = firstNonEmpty(Json.text(event, "source", "host"), Json.text(event, "reportingInstance"));
+        return instance.isEmpty() ? component : component + ", " + instance;
+    }
+
+    private static String containers(JsonNode object, String field) {
+        List<String> values = new ArrayList<>();
+        for (JsonNode container : object.path("spec").path("template").path("spec").path("containers")) {
+            values.add(orEmpty(Json.text(container, field)));
+        }
+        return String.join(",", values);
+    }
+
+    /** The selector as kubectl prints label selectors: {@code a=b,c in (d,e)}, or {@code <none>}. */
+    private static String selector(JsonNode object) {
+        JsonNode selector = object.path("spec").path("selector");
+        List<String> terms = new ArrayList<>();
+        Json.stringMap(selector, "matchLabels").entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(label -> terms.add(label.getKey() + "=" + label.getValue()));
+        for (JsonNode requirement : selector.path("matchExpressions")) {
+            String key = orEmpty(Json.text(requirement, "key"));
+            List<String> values = new ArrayList<>();
+            requirement.path("values").forEach(value -> values.add(value.asString("")));
+            switch (orEmpty(Json.text(requirement, "operator"))) {
+                case "In" -> terms.add(key + " in (" + String.join(",", values) + ")");
+                case "NotIn" -> terms.add(key + " notin (" + String.join(",", values) + ")");
+                case "Exists" -> terms.add(key);
+                case "DoesNotExist" -> terms.add("!" + key);
+                default -> { }
+            }
+        }
+        return terms.isEmpty() ? NONE : String.join(",", terms);
+    }
+
+    private static String nodeSelector(JsonNode daemonSet) {
+        Map<String, String> selector = Json.stringMap(daemonSet, "spec", "template", "spec", "nodeSelector");
+        if (selector.isEmpty()) {
+            return NONE;
+        }
+        List<String> pairs = new ArrayList<>();
+        selector.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(entry -> pairs.add(entry.getKey() + "=" + entry.getValue()));
+        return String.join(",", pairs);
     }
 
     /** deleted, pending, allocated, reserved: the words kube-apiserver's ResourceClaim printer joins. */
@@ -262,22 +398,33 @@ public final class Printers {
     }
 
     private static String age(JsonNode object, Instant now) {
-        String created = Json.text(object, "metadata", "creationTimestamp");
-        if (created == null || created.isEmpty()) {
+        return since(Json.text(object, "metadata", "creationTimestamp"), now);
+    }
+
+    private static String since(String timestamp, Instant now) {
+        if (timestamp == null || timestamp.isEmpty()) {
             return UNKNOWN;
         }
         try {
-            return HumanDuration.of(Duration.between(Instant.parse(created), now));
+            return HumanDuration.of(Duration.between(Instant.parse(timestamp), now));
         } catch (DateTimeParseException e) {
             return UNKNOWN;
         }
     }
 
-    private static Column text(String name, String description, java.util.function.Function<JsonNode, String> cell) {
+    private static Column integer(String name, String description, String... path) {
+        return new Column(name, "integer", "", 0, description, (object, now) -> Json.at(object, path).asLong(0));
+    }
+
+    private static String firstNonEmpty(String first, String second) {
+        return first != null && !first.isEmpty() ? first : orEmpty(second);
+    }
+
+    private static Column text(String name, String description, Function<JsonNode, String> cell) {
         return new Column(name, "string", "", 0, description, (object, now) -> orEmpty(cell.apply(object)));
     }
 
-    private static Column wide(String name, String description, java.util.function.Function<JsonNode, String> cell) {
+    private static Column wide(String name, String description, Function<JsonNode, String> cell) {
         return new Column(name, "string", "", 1, description, (object, now) -> orEmpty(cell.apply(object)));
     }
 

@@ -9,9 +9,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Server-side tables, as kubectl get asks for them. */
 class TablesTest extends ServerTestBase {
@@ -97,6 +100,84 @@ class TablesTest extends ServerTestBase {
             assertThat(Json.text(event, "object", "kind")).isEqualTo("Table");
             assertThat(strings(event.at("/object/rows/0/cells"))).startsWith("default", "Active");
         }
+    }
+
+    /** Core kinds keep what they are sent, so their printers meet values of any type; a table is always a 200. */
+    @Test
+    void objectsWithValuesOfAnyTypePrint() {
+        String ns = fixture.namespace();
+        List<String[]> objects = List.of(
+                new String[] {"/api/v1/namespaces/" + ns + "/pods", """
+                        {"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}],
+                         "initContainers":[{"name":"i","image":"i"}],"readinessGates":[{"conditionType":"G"}]},
+                         "status":{"phase":"Running","reason":"R","podIP":"1.2.3.4","conditions":[{"type":"G","status":"True"}],
+                          "initContainerStatuses":[{"state":{"terminated":{"exitCode":1,"signal":9}}}],
+                          "containerStatuses":[{"ready":true,"restartCount":1,"state":{"waiting":{"reason":"W"}}}]}}"""},
+                new String[] {"/api/v1/nodes", """
+                        {"metadata":{"name":"n","labels":{"kubernetes.io/role":"r"}},"spec":{"unschedulable":true},
+                         "status":{"conditions":[{"type":"Ready","status":"True"}],"addresses":[{"type":"InternalIP",
+                          "address":"a"}],"nodeInfo":{"kubeletVersion":"v","osImage":"o"}}}"""},
+                new String[] {"/api/v1/namespaces/" + ns + "/events", """
+                        {"metadata":{"name":"e"},"involvedObject":{"kind":"Pod","name":"p"},"count":2,
+                         "series":{"count":3,"lastObservedTime":"2026-01-01T00:00:00.000000Z"},
+                         "firstTimestamp":"2026-01-01T00:00:00Z","source":{"component":"c","host":"h"}}"""},
+                new String[] {"/apis/apps/v1/namespaces/" + ns + "/daemonsets", """
+                        {"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"},"matchExpressions":[
+                          {"key":"k","operator":"In","values":["v"]}]},"template":{"metadata":{"labels":{"a":"b"}},
+                          "spec":{"nodeSelector":{"x":"y"},"containers":[{"name":"c","image":"i"}]}}},
+                         "status":{"desiredNumberScheduled":1}}"""});
+        Random random = new Random(20261203L);
+        int created = 0;
+        for (int round = 0; round < 40; round++) {
+            for (String[] object : objects) {
+                ObjectNode body = (ObjectNode) Json.parse(
+                        object[1].getBytes(StandardCharsets.UTF_8));
+                String name = Json.text(body, "metadata", "name") + "-" + round;
+                body.withObject("metadata").put("name", name);
+                String changed = replaceRandomValue(body, random);
+                HttpResponse<String> response = fixture.send("POST", object[0], "application/json", Json.string(body));
+                assertThat(response.statusCode()).as("%s: %s", changed, response.body()).isIn(201, 400, 422);
+                if (response.statusCode() == 201) {
+                    created++;
+                    fixture.send("PUT", object[0] + "/" + name + "/status", "application/json", Json.string(body));
+                    assertThat(send("GET", object[0] + "/" + name, KUBECTL_ACCEPT).statusCode()).as(changed)
+                            .isEqualTo(200);
+                }
+            }
+            for (String[] object : objects) {
+                assertThat(send("GET", object[0], KUBECTL_ACCEPT).statusCode()).isEqualTo(200);
+            }
+        }
+        assertThat(created).isPositive();
+    }
+
+    private static String replaceRandomValue(JsonNode root, Random random) {
+        List<JsonNode> parents = new ArrayList<>();
+        List<String> fields = new ArrayList<>();
+        List<JsonNode> stack = new ArrayList<>(List.of(root));
+        while (!stack.isEmpty()) {
+            JsonNode node = stack.remove(stack.size() - 1);
+            if (node.isObject()) {
+                for (var entry : node.properties()) {
+                    if (!entry.getKey().equals("metadata") && !entry.getKey().equals("name")) {
+                        parents.add(node);
+                        fields.add(entry.getKey());
+                    }
+                    stack.add(entry.getValue());
+                }
+            } else if (node.isArray()) {
+                node.forEach(stack::add);
+            }
+        }
+        int chosen = random.nextInt(fields.size());
+        JsonNode replacement = switch (random.nextInt(4)) {
+            case 0 -> JsonNodeFactory.instance.stringNode("x");
+            case 1 -> JsonNodeFactory.instance.numberNode(-3);
+            case 2 -> JsonNodeFactory.instance.arrayNode().add(1);
+            default -> JsonNodeFactory.instance.objectNode().put("x", true);
+        };
+        ((ObjectNode) parents.get(chosen)).set(fields.get(chosen), replacement);
+        return fields.get(chosen) + " = " + replacement;
     }
 
     private static List<String> strings(JsonNode cells) {

@@ -219,6 +219,31 @@ class DraVersionsTest extends ServerTestBase {
                 .isEqualTo("device.driver == 'gpu.example.com'");
         assertThat(v1.at("/metadata/managedFields/0/manager").stringValue()).isEqualTo("ssa");
         assertThat(v1.at("/metadata/managedFields/0/operation").stringValue()).isEqualTo("Apply");
+        assertThat(v1.at("/metadata/managedFields/0/apiVersion").stringValue()).isEqualTo("resource.k8s.io/v1beta1");
+    }
+
+    @Test
+    void managedFieldsRecordTheVersionEachManagerWrote() {
+        String slice = "/resourceslices/owned-slice";
+        assertThat(fixture.send("PATCH", GROUP + "v1beta1" + slice + "?fieldManager=alice",
+                "application/apply-patch+yaml", Json.string(toCreate(golden("resourceslice-node", "v1beta1"),
+                        "owned-slice"))).statusCode()).isEqualTo(201);
+        assertThat(fixture.send("PATCH", GROUP + "v1beta2" + slice + "?fieldManager=bob",
+                "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"by\":\"bob\"}}}").statusCode())
+                .isEqualTo(200);
+        JsonNode managed = get(GROUP + "v1" + slice).at("/metadata/managedFields");
+        assertThat(managed.findValuesAsString("manager")).containsExactly("alice", "bob");
+        assertThat(managed.findValuesAsString("apiVersion"))
+                .containsExactly("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2");
+        assertThat(managed.at("/1/fieldsV1/f:metadata/f:labels/f:by").isObject()).isTrue();
+
+        ObjectNode carol = toCreate(golden("resourceslice-node", "v1"), "owned-slice");
+        ((ObjectNode) carol.at("/spec/devices/0/attributes/model")).put("string", "h100");
+        HttpResponse<String> conflict = fixture.send("PATCH", GROUP + "v1" + slice + "?fieldManager=carol",
+                "application/apply-patch+yaml", Json.string(carol));
+        assertThat(conflict.statusCode()).as(conflict.body()).isEqualTo(409);
+        assertThat(Json.text(parse(conflict.body()), "message")).isEqualTo(
+                "Apply failed with 1 conflict: conflict with \"alice\" using resource.k8s.io/v1beta1: .spec.devices");
     }
 
     @Test

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code kdra cluster apiserver}: the in-memory API server alone, until interrupted. */
 @Command(name = "apiserver", mixinStandardHelpOptions = true,
-        description = "Start the in-memory Kubernetes API server on 127.0.0.1 and write a kubeconfig for it.")
+        description = {"Start the in-memory Kubernetes API server on 127.0.0.1 and write a kubeconfig for it.",
+                "CEL selectors of DRA objects are compiled with the allocator's CEL environment when written."})
 final class ApiServerCommand implements Callable<Integer> {
 
     @Spec

@@ -51,6 +51,6 @@ record Call(HttpServerRequest request, RequestInfo info, ResourceType type, User
         if (manager.length() > 128) {
             throw ApiException.badRequest("fieldManager: Too long: must have at most 128 bytes");
         }
-        return new WriteContext(user, dryRun != null && !dryRun.isEmpty(), manager);
+        return new WriteContext(user, dryRun != null && !dryRun.isEmpty(), manager, info.version());
     }
 }

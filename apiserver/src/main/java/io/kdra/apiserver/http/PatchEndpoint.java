@@ -39,8 +39,10 @@ final class PatchEndpoint {
         this.clock = clock;
     }
 
-    /** @return the patched object in storage version and whether the patch created it */
-    ObjectNode patch(Call call, boolean statusSubresource) {
+    /** The patched object, in the storage version, and whether the patch created it (an apply patch can). */
+    record Patched(ObjectNode object, boolean created) {}
+
+    Patched patch(Call call, boolean statusSubresource) {
         String contentType = mediaType(call.request().getHeader("Content-Type"));
         ResourceType type = call.type();
         String version = call.info().version();
@@ -56,14 +58,14 @@ final class PatchEndpoint {
             default -> throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
         };
         WriteContext context = call.writeContext(null);
-        return registry.patch(type, call.info().namespace(), name, current -> {
+        return new Patched(registry.patch(type, call.info().namespace(), name, current -> {
             ObjectNode versioned = kinds.fromStorage(type, current, version).deepCopy();
             JsonNode patched = operation.apply(versioned);
             return toStorage(type, version, patched);
-        }, context, statusSubresource, false, true);
+        }, context, statusSubresource, false, true), false);
     }
 
-    private ObjectNode apply(Call call, JsonNode config, boolean statusSubresource) {
+    private Patched apply(Call call, JsonNode config, boolean statusSubresource) {
         if (!config.isObject()) {
             throw ApiException.badRequest("error decoding YAML: an apply configuration must be an object");
         }
@@ -79,11 +81,13 @@ final class PatchEndpoint {
         ObjectNode applied = BodyDecoder.decode(type, version, Json.bytes(config),
                 BodyDecoder.FieldValidation.parse(call.param("fieldValidation"))).object();
         String time = Meta.timestamp(clock.instant());
-        return registry.patch(type, call.info().namespace(), call.info().name(), current -> {
+        boolean[] created = {false};
+        ObjectNode result = registry.patch(type, call.info().namespace(), call.info().name(), current -> {
+            created[0] = current == null;
             ObjectNode live = current == null ? null : kinds.fromStorage(type, current, version).deepCopy();
-            ObjectNode result = ServerSideApply.apply(live, applied, manager, force, time);
-            return toStorage(type, version, result);
+            return toStorage(type, version, ServerSideApply.apply(live, applied, manager, force, time));
         }, context, statusSubresource, true, false);
+        return new Patched(result, created[0]);
     }
 
     private ObjectNode toStorage(ResourceType type, String version, JsonNode patched) {

@@ -77,7 +77,7 @@ final class ResourceEndpoint {
         } else if (method == HttpMethod.PUT) {
             update(call, false);
         } else if (method == HttpMethod.PATCH) {
-            respond(call, 200, patches.patch(call, false), List.of());
+            patch(call, false);
         } else if (method == HttpMethod.DELETE) {
             delete(call);
         } else {
@@ -104,7 +104,8 @@ final class ResourceEndpoint {
     }
 
     void patch(Call call, boolean statusSubresource) {
-        respond(call, 200, patches.patch(call, statusSubresource), List.of());
+        PatchEndpoint.Patched patched = patches.patch(call, statusSubresource);
+        respond(call, patched.created() ? 201 : 200, patched.object(), List.of());
     }
 
     void get(Call call) {

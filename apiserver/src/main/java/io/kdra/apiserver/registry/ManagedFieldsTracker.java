@@ -1,10 +1,10 @@
 package io.kdra.apiserver.registry;
 
-import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.patch.FieldSet;
 import io.kdra.apiserver.patch.ManagedFields;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.node.ObjectNode;
 
 /** Records in managedFields which manager changed which fields, for every write that is not a server-side apply. */
@@ -16,16 +16,24 @@ final class ManagedFieldsTracker {
         this.clock = clock;
     }
 
-    /** @param current the object before the write, or null on create */
-    void recordUpdate(ObjectNode next, ObjectNode current, String manager) {
+    /**
+     * @param next the object after the write, in the storage version; its managedFields are updated
+     * @param current the object before the write, or null on create
+     * @param apiVersion the API version the writer used, e.g. {@code resource.k8s.io/v1beta1}
+     * @param inWrittenVersion converts a stored object to that version, where the writer's fields are computed
+     */
+    void recordUpdate(ObjectNode next, ObjectNode current, String manager, String apiVersion,
+            UnaryOperator<ObjectNode> inWrittenVersion) {
         if (manager == null || manager.isEmpty()) {
             return;
         }
-        FieldSet changed = current == null ? FieldSet.leavesOf(next) : FieldSet.changed(current, next);
+        ObjectNode written = inWrittenVersion.apply(next);
+        FieldSet changed = current == null ? FieldSet.leavesOf(written)
+                : FieldSet.changed(inWrittenVersion.apply(current), written);
         if (changed.isEmpty()) {
             return;
         }
-        FieldSet present = FieldSet.leavesOf(next);
+        FieldSet present = FieldSet.leavesOf(written);
         List<ManagedFields.Entry> entries = ManagedFields.read(next);
         FieldSet owned = FieldSet.empty();
         for (ManagedFields.Entry entry : entries) {
@@ -34,9 +42,8 @@ final class ManagedFieldsTracker {
             }
         }
         FieldSet own = owned.union(changed).intersect(present);
-        String apiVersion = Json.text(next, "apiVersion");
-        List<ManagedFields.Entry> updated = ManagedFields.assign(entries, manager, ManagedFields.UPDATE,
-                apiVersion == null ? "" : apiVersion, Meta.timestamp(clock.instant()), changed, own);
+        List<ManagedFields.Entry> updated = ManagedFields.assign(entries, manager, ManagedFields.UPDATE, apiVersion,
+                Meta.timestamp(clock.instant()), changed, own);
         ManagedFields.write(next, updated);
     }
 }

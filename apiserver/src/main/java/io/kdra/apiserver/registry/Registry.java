@@ -206,7 +206,7 @@ public final class Registry {
         admit(new AdmissionRequest(Operation.CREATE, type, "", Meta.namespace(object), Meta.name(object), object, null,
                 context.user(), context.dryRun()));
         if (tracksFields) {
-            managedFields.recordUpdate(object, null, context.fieldManager());
+            recordUpdate(type, object, null, context);
         }
         return object;
     }
@@ -233,12 +233,19 @@ public final class Registry {
             return Change.delete(next);
         }
         if (tracksFields) {
-            managedFields.recordUpdate(next, current, context.fieldManager());
+            recordUpdate(type, next, current, context);
         }
         if (Meta.withoutVolatileFields(next).equals(Meta.withoutVolatileFields(current))) {
             return Change.none(current);
         }
         return Change.put(next);
+    }
+
+    /** Records the writer's fields as the version it wrote shows them, as kube-apiserver does. */
+    private void recordUpdate(ResourceType type, ObjectNode next, ObjectNode current, WriteContext context) {
+        String version = context.version() == null ? type.storageVersion() : context.version();
+        managedFields.recordUpdate(next, current, context.fieldManager(), type.apiVersion(version),
+                stored -> kinds.fromStorage(type, stored, version));
     }
 
     private static ObjectNode withStatus(ObjectNode current, ObjectNode proposed) {

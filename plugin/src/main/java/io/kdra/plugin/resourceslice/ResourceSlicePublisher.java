@@ -237,7 +237,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             }
         });
         informer.start().whenComplete((ignored, error) -> {
-            if (error != null) {
+            // A stop before the first list completes also ends the start with an error; that one is expected.
+            if (error != null && !isStopped()) {
                 errorHandler.handle(asException(error), "watch ResourceSlices");
             }
         });
@@ -262,6 +263,12 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                         content.devices().stream().map(client.getKubernetesSerialization()::clone).toList(),
                         content.sharedCounters().stream().map(client.getKubernetesSerialization()::clone).toList()))
                 .toList();
+    }
+
+    private boolean isStopped() {
+        synchronized (scheduling) {
+            return stopped;
+        }
     }
 
     private void requestSync(Duration delay) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * One {@link MockApiServer} for a test class, and per test fresh names for a driver, a node and a namespace, so that
  * the tests sharing the server do not see each other's objects. Register it as a static field with
- * {@code @RegisterExtension}.
+ * {@code @RegisterExtension}; the server is up before each test instance is made, so its fields may take the client.
  */
 public final class ApiServerFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 

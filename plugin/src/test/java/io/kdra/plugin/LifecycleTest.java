@@ -2,6 +2,8 @@ package io.kdra.plugin;
 
 import static io.kdra.plugin.DraClient.claim;
 import static io.kdra.plugin.DraClient.unprepareRequest;
+import static io.kdra.plugin.testing.Listeners.acceptingFrom;
+import static io.kdra.plugin.testing.Listeners.unixServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -17,10 +19,6 @@ import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.plugin.testing.Gate;
 import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,9 +64,7 @@ class LifecycleTest {
     void aStaleSocketFromAnEarlierInstanceIsReplaced() throws Exception {
         Path stale = Files.createDirectories(fixture.resolve("plugin")).resolve("dra.sock");
         // A crashed instance leaves its socket file behind; closing a JDK server socket does not remove it either.
-        try (ServerSocketChannel crashed = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            crashed.bind(UnixDomainSocketAddress.of(stale));
-        }
+        unixServer(stale).close();
         assertThat(stale).exists();
 
         KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver()));
@@ -139,21 +135,7 @@ class LifecycleTest {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver())
                 .healthV1(true)
-                .pluginListener(socketPath -> {
-                    ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-                    proxy.bind(UnixDomainSocketAddress.of(fixture.resolve("proxy.sock")));
-                    return new ConnectionListener() {
-                        @Override
-                        public ByteChannel accept() throws IOException {
-                            return proxy.accept();
-                        }
-
-                        @Override
-                        public void close() throws IOException {
-                            proxy.close();
-                        }
-                    };
-                }));
+                .pluginListener(socketPath -> acceptingFrom(unixServer(fixture.resolve("proxy.sock")))));
         RegistrationGrpc.newBlockingStub(fixture.dial(plugin.registrationSocket()))
                 .getInfo(InfoRequest.getDefaultInstance());
         DraClient.V1.unprepare(fixture.dial(fixture.resolve("proxy.sock")), unprepareRequest(claim("ns", "c", "u")));

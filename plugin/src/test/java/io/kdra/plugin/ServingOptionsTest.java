@@ -3,6 +3,8 @@ package io.kdra.plugin;
 import static io.kdra.plugin.DraClient.claim;
 import static io.kdra.plugin.DraClient.prepareRequest;
 import static io.kdra.plugin.testing.Claims.result;
+import static io.kdra.plugin.testing.Listeners.acceptingFrom;
+import static io.kdra.plugin.testing.Listeners.unixServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -28,9 +30,7 @@ import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ByteChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.ServerSocketChannel;
@@ -128,20 +128,9 @@ class ServingOptionsTest {
         Map<Path, ServerSocketChannel> proxies = new ConcurrentHashMap<>();
         ListenerFactory proxied = socketPath -> {
             // An in-JVM source of connections: a proxy socket elsewhere, as a remote node's proxy would be.
-            ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            proxy.bind(UnixDomainSocketAddress.of(fixture.resolve("proxy-" + proxies.size() + ".sock")));
+            ServerSocketChannel proxy = unixServer(fixture.resolve("proxy-" + proxies.size() + ".sock"));
             proxies.put(socketPath, proxy);
-            return new ConnectionListener() {
-                @Override
-                public ByteChannel accept() throws IOException {
-                    return proxy.accept();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    proxy.close();
-                }
-            };
+            return acceptingFrom(proxy);
         };
         KubeletPlugin plugin = fixture.start(builder("pod").registrarListener(proxied).pluginListener(proxied));
 
@@ -166,17 +155,7 @@ class ServingOptionsTest {
         // A TCP loopback port stands in for a tunnel from a remote node: the plugin only sees byte channels.
         ServerSocketChannel tunnel = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        KubeletPlugin plugin = fixture.start(builder("pod").pluginListener(socketPath -> new ConnectionListener() {
-            @Override
-            public ByteChannel accept() throws IOException {
-                return tunnel.accept();
-            }
-
-            @Override
-            public void close() throws IOException {
-                tunnel.close();
-            }
-        }));
+        KubeletPlugin plugin = fixture.start(builder("pod").pluginListener(socketPath -> acceptingFrom(tunnel)));
         ManagedChannel channel = NettyChannelBuilder.forAddress((InetSocketAddress) tunnel.getLocalAddress())
                 .usePlaintext().build();
         try {

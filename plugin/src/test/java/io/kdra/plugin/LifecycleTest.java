@@ -79,9 +79,7 @@ class LifecycleTest {
         KubeletPlugin plugin = startHoldingCallsAt(gate, Duration.ofSeconds(60));
         Future<NodeUnprepareResourcesResponse> call = unprepareHeldAt(gate, plugin);
 
-        Future<?> stopping = callers.submit(plugin::stop);
-        // The registration socket goes first; the DRA server then waits for the running call.
-        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        Future<?> stopping = stopUntilDraining(plugin);
         assertThat(call).isNotDone();
         gate.open();
 
@@ -95,8 +93,7 @@ class LifecycleTest {
         Gate gate = new Gate();
         KubeletPlugin plugin = startHoldingCallsAt(gate, Duration.ofSeconds(60));
         Future<NodeUnprepareResourcesResponse> call = unprepareHeldAt(gate, plugin);
-        Future<?> stopping = callers.submit(plugin::stop);
-        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        Future<?> stopping = stopUntilDraining(plugin);
 
         // A running call may use the plugin; it must not wait for the drain that waits for it.
         Future<?> publish = callers.submit(() -> plugin.publishResources(
@@ -172,5 +169,15 @@ class LifecycleTest {
                 fixture.dial(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
         gate.awaitReached();
         return call;
+    }
+
+    /**
+     * Starts stopping the plugin and returns once the registration socket is gone: stop removes it first, then the DRA
+     * server waits for running calls.
+     */
+    private Future<?> stopUntilDraining(KubeletPlugin plugin) {
+        Future<?> stopping = callers.submit(plugin::stop);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        return stopping;
     }
 }

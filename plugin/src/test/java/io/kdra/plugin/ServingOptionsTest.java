@@ -301,13 +301,7 @@ class ServingOptionsTest {
 
     @Test
     void unserializedCallsOfOneInstanceOverlap() throws Exception {
-        RecordingDriver driver = new RecordingDriver();
-        CyclicBarrier bothInside = new CyclicBarrier(2);
-        driver.hook = () -> {
-            if (driver.prepareCalls.size() <= 2) {
-                bothInside.await(30, TimeUnit.SECONDS);
-            }
-        };
+        RecordingDriver driver = driverWhoseFirstTwoCallsMeet(new CyclicBarrier(2));
         KubeletPlugin plugin = fixture.start(builder("pod", driver).serialize(false));
 
         List<String> uids = prepareInParallel(List.of(plugin), 32);
@@ -318,14 +312,8 @@ class ServingOptionsTest {
 
     @Test
     void unserializedCallsRunInParallelAndLoseNothing() throws Exception {
-        RecordingDriver shared = new RecordingDriver();
         CyclicBarrier bothInside = new CyclicBarrier(2);
-        shared.hook = () -> {
-            if (shared.prepareCalls.size() <= 2) {
-                // Only passes if two calls are inside the driver at the same time.
-                bothInside.await(30, TimeUnit.SECONDS);
-            }
-        };
+        RecordingDriver shared = driverWhoseFirstTwoCallsMeet(bothInside);
         List<KubeletPlugin> instances = List.of(
                 fixture.start(builder("pod-a", shared).rollingUpdate("pod-a").serialize(false)),
                 fixture.start(builder("pod-b", shared).rollingUpdate("pod-b").serialize(false)));
@@ -335,6 +323,17 @@ class ServingOptionsTest {
         assertThat(shared.prepared).containsExactlyInAnyOrderElementsOf(uids);
         assertThat(shared.maxConcurrentCalls()).isGreaterThanOrEqualTo(2);
         assertThat(bothInside.isBroken()).isFalse();
+    }
+
+    /** A driver whose first two calls wait for each other: they only pass if both are inside at the same time. */
+    private static RecordingDriver driverWhoseFirstTwoCallsMeet(CyclicBarrier bothInside) {
+        RecordingDriver driver = new RecordingDriver();
+        driver.hook = () -> {
+            if (driver.prepareCalls.size() <= 2) {
+                bothInside.await(30, TimeUnit.SECONDS);
+            }
+        };
+        return driver;
     }
 
     /** Prepares one claim per call, spreading the calls over the instances, all at once. */

@@ -6,29 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.plugin.testing.MockApiServer;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Each invalid option or call fails with a message that names the problem, and leaves nothing behind. */
 class BadOptionsTest {
 
-    private TempDir dir;
-
-    @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-    }
-
-    @AfterEach
-    void tearDown() throws IOException {
-        dir.close();
-    }
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
 
     @Test
     void driverNameIsRequiredAndMustBeADnsSubdomain() {
@@ -64,8 +54,8 @@ class BadOptionsTest {
 
     @Test
     void aSocketPathOfAtLeast108BytesIsRejectedAndTheOtherSocketIsRemoved() {
-        Path longDirectory = dir.resolve("r".repeat(100));
-        Path draSocket = dir.resolve("plugin/dra.sock");
+        Path longDirectory = fixture.resolve("r".repeat(100));
+        Path draSocket = fixture.resolve("plugin/dra.sock");
 
         assertThatThrownBy(() -> builder("test.example.com").registrarDirectory(longDirectory).start())
                 .isInstanceOf(IllegalArgumentException.class)
@@ -76,18 +66,18 @@ class BadOptionsTest {
 
     @Test
     void aTooLongDraSocketPathIsRejectedBeforeAnythingIsServed() {
-        Path longDirectory = dir.resolve("p".repeat(100));
+        Path longDirectory = fixture.resolve("p".repeat(100));
 
         assertThatThrownBy(() -> builder("test.example.com").pluginDataDirectory(longDirectory).start())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("socket path " + longDirectory + "/dra.sock is ")
                 .hasMessageEndingWith(" bytes long; Unix socket paths must be shorter than 108 bytes");
-        assertThat(dir.resolve("registry/test.example.com-reg.sock")).doesNotExist();
+        assertThat(fixture.resolve("registry/test.example.com-reg.sock")).doesNotExist();
     }
 
     @Test
     void anInjectedSocketPathMustFitTooAndTheListenerIsNotAskedFor() {
-        Path longDirectory = dir.resolve("r".repeat(100));
+        Path longDirectory = fixture.resolve("r".repeat(100));
         List<Path> asked = new ArrayList<>();
 
         assertThatThrownBy(() -> builder("test.example.com").registrarDirectory(longDirectory)
@@ -99,7 +89,7 @@ class BadOptionsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("socket path " + longDirectory + "/test.example.com-reg.sock is ");
         assertThat(asked).isEmpty();
-        assertThat(dir.resolve("plugin/dra.sock")).doesNotExist();
+        assertThat(fixture.resolve("plugin/dra.sock")).doesNotExist();
     }
 
     @Test
@@ -111,7 +101,7 @@ class BadOptionsTest {
                 .start())
                 .isInstanceOf(IOException.class)
                 .hasMessage("proxy pod not ready for test.example.com-reg.sock");
-        assertThat(dir.resolve("plugin/dra.sock")).doesNotExist();
+        assertThat(fixture.resolve("plugin/dra.sock")).doesNotExist();
     }
 
     @Test
@@ -133,8 +123,6 @@ class BadOptionsTest {
     }
 
     private KubeletPlugin.Builder builder(String driverName) {
-        return KubeletPlugin.builder(driverName, new RecordingDriver())
-                .registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin"));
+        return fixture.builder(driverName, new RecordingDriver());
     }
 }

@@ -18,10 +18,9 @@ import io.kdra.kubelet.api.dra.v1.Device;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourceResponse;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourceResponse;
-import io.kdra.plugin.testing.Channels;
+import io.kdra.plugin.testing.ApiServerFixture;
 import io.kdra.plugin.testing.Claims;
-import io.kdra.plugin.testing.MockApiServer;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,12 +32,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,41 +42,18 @@ import org.junit.jupiter.params.provider.EnumSource;
 class DraServiceTest {
 
     private static final String DRIVER = "test.example.com";
-    private static MockApiServer api;
-    private static KubernetesClient client;
-
-    private TempDir dir;
-    private Channels channels;
-    private RecordingDriver driver;
+    @RegisterExtension
+    static final ApiServerFixture api = new ApiServerFixture();
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
+    private final KubernetesClient client = api.client();
+    private final RecordingDriver driver = new RecordingDriver();
     private KubeletPlugin plugin;
     private String namespace;
 
-    @BeforeAll
-    static void startApiServer() {
-        api = new MockApiServer();
-        client = api.client();
-    }
-
-    @AfterAll
-    static void stopApiServer() {
-        api.close();
-    }
-
     @BeforeEach
     void setUp() {
-        dir = new TempDir();
-        channels = new Channels();
-        driver = new RecordingDriver();
-        namespace = "ns-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        channels.close();
-        if (plugin != null) {
-            plugin.stop();
-        }
-        dir.close();
+        namespace = api.namespace();
     }
 
     @Test
@@ -133,9 +106,9 @@ class DraServiceTest {
 
     @Test
     void claimLookupFailuresNameTheClaim() throws IOException {
-        plugin = builder().claimLookup((ns, name) -> {
+        plugin = fixture.start(builder(driver).claimLookup((ns, name) -> {
             throw new IOException("connection refused");
-        }).start();
+        }));
 
         NodePrepareResourcesResponse response = DraClient.V1.prepare(dra(),
                 prepareRequest(claim(namespace, "c", "uid-c")));
@@ -149,7 +122,7 @@ class DraServiceTest {
     void aMalformedClaimFromTheLookupFailsTheCallWithAReason() throws IOException {
         ResourceClaim withoutMetadata = new ResourceClaimBuilder()
                 .withNewStatus().withNewAllocation().endAllocation().endStatus().build();
-        plugin = builder().claimLookup((ns, name) -> withoutMetadata).start();
+        plugin = fixture.start(builder(driver).claimLookup((ns, name) -> withoutMetadata));
 
         assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", "uid-c"))))
                 .satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.INTERNAL))
@@ -188,7 +161,7 @@ class DraServiceTest {
     @Test
     void aDriverThatReportsAnInvalidCdiIdFailsTheCallNamingTheId() throws IOException {
         ResourceClaim claim = Claims.createAllocated(client, namespace, "c", result("gpu", DRIVER, "p", "d"));
-        plugin = KubeletPlugin.builder(DRIVER, new DraPlugin() {
+        plugin = fixture.start(builder(new DraPlugin() {
             @Override
             public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
                 return Map.of(uid(claim), PrepareResult.prepared(List.of(
@@ -199,8 +172,7 @@ class DraServiceTest {
             public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
                 return Map.of();
             }
-        }).kubernetesClient(client).registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin")).start();
+        }));
 
         assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
                 .hasMessage("UNKNOWN: prepare resource claims: invalid device \"test.example.com/test=-bad\": "
@@ -214,7 +186,7 @@ class DraServiceTest {
         withNullEntry.put(uid(claim), null);
         List<Map<String, PrepareResult>> answers = new ArrayList<>(Arrays.asList(null,
                 withNullEntry));
-        plugin = KubeletPlugin.builder(DRIVER, new DraPlugin() {
+        plugin = fixture.start(builder(new DraPlugin() {
             @Override
             public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
                 return answers.remove(0);
@@ -224,8 +196,7 @@ class DraServiceTest {
             public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
                 return null;
             }
-        }).kubernetesClient(client).registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin")).start();
+        }));
 
         assertThatThrownBy(() -> DraClient.V1.prepare(dra(), prepareRequest(claim(namespace, "c", uid(claim)))))
                 .hasMessage("UNKNOWN: prepare resource claims: the driver returned no result map");
@@ -240,7 +211,7 @@ class DraServiceTest {
     void claimsTheDriverLeftOutGetAnErrorNamingThem() throws IOException {
         ResourceClaim answered = Claims.createAllocated(client, namespace, "answered", result("r", DRIVER, "p", "d"));
         ResourceClaim forgotten = Claims.createAllocated(client, namespace, "forgotten", result("r", DRIVER, "p", "e"));
-        plugin = KubeletPlugin.builder(DRIVER, new DraPlugin() {
+        plugin = fixture.start(builder(new DraPlugin() {
             @Override
             public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
                 return Map.of(uid(answered), PrepareResult.prepared(List.of()));
@@ -250,8 +221,7 @@ class DraServiceTest {
             public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
                 return Map.of(uid(answered), UnprepareResult.unprepared());
             }
-        }).kubernetesClient(client).registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin")).start();
+        }));
         Claim[] both = {claim(namespace, "answered", uid(answered)), claim(namespace, "forgotten", uid(forgotten))};
 
         NodePrepareResourcesResponse prepared = DraClient.V1.prepare(dra(), prepareRequest(both));
@@ -409,22 +379,18 @@ class DraServiceTest {
     }
 
     private void start(Set<DraClient> versions) throws IOException {
-        plugin = builder()
+        plugin = fixture.start(builder(driver)
                 .nodeV1(versions.contains(DraClient.V1))
                 .nodeV1beta1(versions.contains(DraClient.V1BETA1))
-                .nodeV1alpha4(versions.contains(DraClient.V1ALPHA4))
-                .start();
+                .nodeV1alpha4(versions.contains(DraClient.V1ALPHA4)));
     }
 
-    private KubeletPlugin.Builder builder() {
-        return KubeletPlugin.builder(DRIVER, driver)
-                .kubernetesClient(client)
-                .registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin"));
+    private KubeletPlugin.Builder builder(DraPlugin draPlugin) {
+        return fixture.builder(DRIVER, draPlugin).kubernetesClient(client);
     }
 
     private ManagedChannel dra() {
-        return channels.to(plugin.draSocket());
+        return fixture.dial(plugin.draSocket());
     }
 
     private static Map<String, String> errors(NodePrepareResourcesResponse response) {

@@ -10,8 +10,7 @@ import io.kdra.kubelet.api.drahealth.v1.DRAResourceHealthGrpc;
 import io.kdra.kubelet.api.drahealth.v1.DeviceIdentifier;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesResponse;
-import io.kdra.plugin.testing.Channels;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,9 +19,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The DRAResourceHealth stream as the kubelet watches it. */
 class HealthTest {
@@ -30,8 +29,8 @@ class HealthTest {
     private static final String DRIVER = "test.example.com";
     private static final Instant NOW = Instant.ofEpochSecond(1_700_000_000);
 
-    private TempDir dir;
-    private Channels channels;
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
     private KubeletPlugin plugin;
 
     /** Collects what one stream receives. */
@@ -59,21 +58,6 @@ class HealthTest {
             assertThat(report).as("a report within 30 s").isNotNull();
             return report;
         }
-    }
-
-    @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-        channels = new Channels();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        channels.close();
-        if (plugin != null) {
-            plugin.stop();
-        }
-        dir.close();
     }
 
     @Test
@@ -149,19 +133,12 @@ class HealthTest {
         assertThat(watch.end).succeedsWithin(Duration.ofSeconds(30));
     }
 
-    private interface Options {
-        KubeletPlugin.Builder apply(KubeletPlugin.Builder builder);
-    }
-
-    private KubeletPlugin start(Options options) throws IOException {
-        return options.apply(KubeletPlugin.builder(DRIVER, new RecordingDriver())
-                        .registrarDirectory(dir.resolve("registry"))
-                        .pluginDataDirectory(dir.resolve("plugin")))
-                .start();
+    private KubeletPlugin start(UnaryOperator<KubeletPlugin.Builder> options) throws IOException {
+        return fixture.start(options.apply(fixture.builder(DRIVER, new RecordingDriver())));
     }
 
     private ManagedChannel dra() {
-        return channels.to(plugin.draSocket());
+        return fixture.dial(plugin.draSocket());
     }
 
     private static Watch<NodeWatchResourcesResponse> watchV1(ManagedChannel channel) {

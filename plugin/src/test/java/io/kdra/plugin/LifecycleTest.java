@@ -2,6 +2,8 @@ package io.kdra.plugin;
 
 import static io.kdra.plugin.DraClient.claim;
 import static io.kdra.plugin.DraClient.unprepareRequest;
+import static io.kdra.plugin.testing.Listeners.acceptingFrom;
+import static io.kdra.plugin.testing.Listeners.unixServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,54 +16,40 @@ import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
-import io.kdra.plugin.testing.Channels;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.Gate;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Stopping: sockets removed, running calls drained, no threads left. */
 class LifecycleTest {
 
     private static final String DRIVER = "test.example.com";
 
-    private TempDir dir;
-    private Channels channels;
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
-    @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-        channels = new Channels();
-    }
-
     @AfterEach
-    void tearDown() throws Exception {
+    void stopCallers() {
         callers.shutdownNow();
-        channels.close();
-        dir.close();
     }
 
     @Test
     void stopRemovesBothSocketsAndCanBeRepeated() throws Exception {
-        KubeletPlugin plugin = builder(new RecordingDriver()).start();
+        KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver()));
         assertThat(plugin.registrationSocket()).exists();
         assertThat(plugin.draSocket()).exists();
 
@@ -74,41 +62,26 @@ class LifecycleTest {
 
     @Test
     void aStaleSocketFromAnEarlierInstanceIsReplaced() throws Exception {
-        Path stale = Files.createDirectories(dir.resolve("plugin")).resolve("dra.sock");
+        Path stale = Files.createDirectories(fixture.resolve("plugin")).resolve("dra.sock");
         // A crashed instance leaves its socket file behind; closing a JDK server socket does not remove it either.
-        try (ServerSocketChannel crashed = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            crashed.bind(UnixDomainSocketAddress.of(stale));
-        }
+        unixServer(stale).close();
         assertThat(stale).exists();
 
-        KubeletPlugin plugin = builder(new RecordingDriver()).start();
-        try {
-            assertThat(DraClient.V1.unprepare(channels.to(plugin.draSocket()), unprepareRequest()).getClaimsMap())
-                    .isEmpty();
-        } finally {
-            plugin.stop();
-        }
+        KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver()));
+
+        assertThat(DraClient.V1.unprepare(fixture.dial(plugin.draSocket()), unprepareRequest()).getClaimsMap())
+                .isEmpty();
     }
 
     @Test
     void stopLetsRunningCallsFinish() throws Exception {
-        RecordingDriver driver = new RecordingDriver();
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        driver.hook = () -> {
-            inside.countDown();
-            awaitLatch(release);
-        };
-        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofSeconds(60)).start();
-        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
-                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
-        awaitLatch(inside);
+        Gate gate = new Gate();
+        KubeletPlugin plugin = startHoldingCallsAt(gate, Duration.ofSeconds(60));
+        Future<NodeUnprepareResourcesResponse> call = unprepareHeldAt(gate, plugin);
 
-        Future<?> stopping = callers.submit(plugin::stop);
-        // The registration socket goes first; the DRA server then waits for the running call.
-        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        Future<?> stopping = stopUntilDraining(plugin);
         assertThat(call).isNotDone();
-        release.countDown();
+        gate.open();
 
         assertThat(call.get(30, TimeUnit.SECONDS).getClaimsMap()).containsOnlyKeys("uid-c");
         stopping.get(30, TimeUnit.SECONDS);
@@ -117,19 +90,10 @@ class LifecycleTest {
 
     @Test
     void whileStopDrainsCallsThePluginAnswersAtOnce() throws Exception {
-        RecordingDriver driver = new RecordingDriver();
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        driver.hook = () -> {
-            inside.countDown();
-            awaitLatch(release);
-        };
-        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofSeconds(60)).start();
-        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
-                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
-        awaitLatch(inside);
-        Future<?> stopping = callers.submit(plugin::stop);
-        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        Gate gate = new Gate();
+        KubeletPlugin plugin = startHoldingCallsAt(gate, Duration.ofSeconds(60));
+        Future<NodeUnprepareResourcesResponse> call = unprepareHeldAt(gate, plugin);
+        Future<?> stopping = stopUntilDraining(plugin);
 
         // A running call may use the plugin; it must not wait for the drain that waits for it.
         Future<?> publish = callers.submit(() -> plugin.publishResources(
@@ -139,7 +103,7 @@ class LifecycleTest {
                 .withMessage("kubelet plugin for driver " + DRIVER + " is stopped");
         Future<?> secondStop = callers.submit(plugin::stop);
         assertThat(secondStop).isNotDone();
-        release.countDown();
+        gate.open();
 
         assertThat(call.get(30, TimeUnit.SECONDS).getClaimsMap()).containsOnlyKeys("uid-c");
         stopping.get(30, TimeUnit.SECONDS);
@@ -149,16 +113,9 @@ class LifecycleTest {
 
     @Test
     void stopCancelsCallsThatOutlastTheGracePeriod() throws Exception {
-        RecordingDriver driver = new RecordingDriver();
-        CountDownLatch inside = new CountDownLatch(1);
-        driver.hook = () -> {
-            inside.countDown();
-            new CountDownLatch(1).await();
-        };
-        KubeletPlugin plugin = builder(driver).stopGracePeriod(Duration.ofMillis(100)).start();
-        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
-                channels.to(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
-        awaitLatch(inside);
+        Gate neverOpened = new Gate();
+        KubeletPlugin plugin = startHoldingCallsAt(neverOpened, Duration.ofMillis(100));
+        Future<NodeUnprepareResourcesResponse> call = unprepareHeldAt(neverOpened, plugin);
 
         plugin.stop();
 
@@ -173,34 +130,19 @@ class LifecycleTest {
     @Test
     void stopLeavesNoThreadsBehind() throws Exception {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
-        KubeletPlugin plugin = builder(new RecordingDriver())
+        KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver())
                 .healthV1(true)
-                .pluginListener(socketPath -> {
-                    ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-                    proxy.bind(UnixDomainSocketAddress.of(dir.resolve("proxy.sock")));
-                    return new ConnectionListener() {
-                        @Override
-                        public ByteChannel accept() throws IOException {
-                            return proxy.accept();
-                        }
-
-                        @Override
-                        public void close() throws IOException {
-                            proxy.close();
-                        }
-                    };
-                })
-                .start();
-        RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+                .pluginListener(socketPath -> acceptingFrom(unixServer(fixture.resolve("proxy.sock")))));
+        RegistrationGrpc.newBlockingStub(fixture.dial(plugin.registrationSocket()))
                 .getInfo(InfoRequest.getDefaultInstance());
-        DraClient.V1.unprepare(channels.to(dir.resolve("proxy.sock")), unprepareRequest(claim("ns", "c", "u")));
+        DraClient.V1.unprepare(fixture.dial(fixture.resolve("proxy.sock")), unprepareRequest(claim("ns", "c", "u")));
         plugin.reportHealth(List.of());
-        var stream = DRAResourceHealthGrpc.newBlockingStub(channels.to(dir.resolve("proxy.sock")))
+        var stream = DRAResourceHealthGrpc.newBlockingStub(fixture.dial(fixture.resolve("proxy.sock")))
                 .nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance());
         stream.next();
 
         plugin.stop();
-        channels.close();
+        fixture.closeChannels();
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(started(before)).isEmpty());
     }
@@ -215,15 +157,27 @@ class LifecycleTest {
                 .collect(Collectors.toSet());
     }
 
-    private KubeletPlugin.Builder builder(RecordingDriver driver) {
-        return KubeletPlugin.builder(DRIVER, driver)
-                .registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin"));
+    private KubeletPlugin startHoldingCallsAt(Gate gate, Duration stopGracePeriod) throws IOException {
+        RecordingDriver driver = new RecordingDriver();
+        driver.hook = gate::pass;
+        return fixture.start(fixture.builder(DRIVER, driver).stopGracePeriod(stopGracePeriod));
     }
 
-    private static void awaitLatch(CountDownLatch latch) throws InterruptedException, TimeoutException {
-        if (!latch.await(30, TimeUnit.SECONDS)) {
-            throw new TimeoutException("waited 30 s");
-        }
+    /** An unprepare call, returned once it is held at the gate inside the driver. */
+    private Future<NodeUnprepareResourcesResponse> unprepareHeldAt(Gate gate, KubeletPlugin plugin) throws Exception {
+        Future<NodeUnprepareResourcesResponse> call = callers.submit(() -> DraClient.V1.unprepare(
+                fixture.dial(plugin.draSocket()), unprepareRequest(claim("ns", "c", "uid-c"))));
+        gate.awaitReached();
+        return call;
+    }
+
+    /**
+     * Starts stopping the plugin and returns once the registration socket is gone: stop removes it first, then the DRA
+     * server waits for running calls.
+     */
+    private Future<?> stopUntilDraining(KubeletPlugin plugin) {
+        Future<?> stopping = callers.submit(plugin::stop);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !plugin.registrationSocket().toFile().exists());
+        return stopping;
     }
 }

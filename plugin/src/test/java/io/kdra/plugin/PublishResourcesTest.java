@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
@@ -12,54 +11,31 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
-import io.kdra.plugin.testing.MockApiServer;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.ApiServerFixture;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link KubeletPlugin#publishResources}: the plugin's own publisher, owned by its node. */
 class PublishResourcesTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static MockApiServer api;
-    private static KubernetesClient client;
-
-    private TempDir dir;
-    private String driver;
+    @RegisterExtension
+    static final ApiServerFixture api = new ApiServerFixture();
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
+    private final KubernetesClient client = api.client();
     private Node node;
 
-    @BeforeAll
-    static void startApiServer() {
-        api = new MockApiServer();
-        client = api.client();
-    }
-
-    @AfterAll
-    static void stopApiServer() {
-        api.close();
-    }
-
     @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-        String id = UUID.randomUUID().toString().substring(0, 8);
-        driver = "d" + id + ".example.com";
-        node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-" + id).endMetadata()
-                .build()).create();
-    }
-
-    @AfterEach
-    void tearDown() throws IOException {
-        dir.close();
+    void createNode() {
+        node = api.createNode();
     }
 
     @Test
@@ -96,21 +72,19 @@ class PublishResourcesTest {
     }
 
     private KubeletPlugin.Builder builder() {
-        return KubeletPlugin.builder(driver, new RecordingDriver())
+        return fixture.builder(api.driverName(), new RecordingDriver())
                 .nodeName(nodeName())
                 .kubernetesClient(client)
-                .resourceSliceSyncDelay(Duration.ofMillis(50))
-                .registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin"));
+                .resourceSliceSyncDelay(Duration.ofMillis(50));
     }
 
     private String nodeName() {
-        return node.getMetadata().getName();
+        return api.nodeName();
     }
 
     private List<ResourceSlice> slices() {
         return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
-                .filter(slice -> driver.equals(slice.getSpec().getDriver()))
+                .filter(slice -> api.driverName().equals(slice.getSpec().getDriver()))
                 .sorted(Comparator.comparing(slice -> slice.getMetadata().getName()))
                 .toList();
     }

@@ -8,15 +8,13 @@ import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.PluginInfo;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc.RegistrationBlockingStub;
-import io.kdra.plugin.testing.Channels;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,24 +24,9 @@ class RegistrationTest {
 
     private static final String DRIVER = "test.example.com";
 
-    private TempDir dir;
-    private Channels channels;
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
     private KubeletPlugin plugin;
-
-    @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-        channels = new Channels();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        channels.close();
-        if (plugin != null) {
-            plugin.stop();
-        }
-        dir.close();
-    }
 
     @Test
     void getInfoDescribesTheDraSocketAndNotifyRecordsTheStatus() throws IOException {
@@ -54,9 +37,9 @@ class RegistrationTest {
 
         assertThat(info.getType()).isEqualTo("DRAPlugin");
         assertThat(info.getName()).isEqualTo(DRIVER);
-        assertThat(info.getEndpoint()).isEqualTo(dir.resolve("plugins/" + DRIVER + "/dra.sock").toString());
+        assertThat(info.getEndpoint()).isEqualTo(fixture.resolve("plugin/dra.sock").toString());
         assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
-        assertThat(plugin.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-reg.sock"));
+        assertThat(plugin.registrationSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-reg.sock"));
         assertThat(plugin.registrationStatus()).isEmpty();
 
         registration.notifyRegistrationStatus(status(true, ""));
@@ -142,14 +125,11 @@ class RegistrationTest {
     }
 
     private KubeletPlugin start(UnaryOperator<KubeletPlugin.Builder> options) throws IOException {
-        return options.apply(KubeletPlugin.builder(DRIVER, new RecordingDriver())
-                        .registrarDirectory(dir.resolve("registry"))
-                        .pluginDataDirectory(dir.resolve("plugins/" + DRIVER)))
-                .start();
+        return fixture.start(options.apply(fixture.builder(DRIVER, new RecordingDriver())));
     }
 
     private RegistrationBlockingStub registration() {
-        return RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()));
+        return RegistrationGrpc.newBlockingStub(fixture.dial(plugin.registrationSocket()));
     }
 
     private static io.kdra.kubelet.api.pluginregistration.v1.RegistrationStatus status(boolean registered,

@@ -3,6 +3,8 @@ package io.kdra.plugin;
 import static io.kdra.plugin.DraClient.claim;
 import static io.kdra.plugin.DraClient.prepareRequest;
 import static io.kdra.plugin.testing.Claims.result;
+import static io.kdra.plugin.testing.Listeners.acceptingFrom;
+import static io.kdra.plugin.testing.Listeners.unixServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -23,14 +25,12 @@ import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesRequest;
 import io.kdra.kubelet.api.drahealth.v1.NodeWatchResourcesResponse;
 import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
-import io.kdra.plugin.testing.Channels;
-import io.kdra.plugin.testing.TempDir;
+import io.kdra.plugin.testing.Gate;
+import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ByteChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.ServerSocketChannel;
@@ -51,48 +51,33 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Interceptors, listener injection, rolling updates and call serialization. */
 class ServingOptionsTest {
 
     private static final String DRIVER = "test.example.com";
 
+    @RegisterExtension
+    final PluginFixture fixture = new PluginFixture();
     private final Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
-    private final List<KubeletPlugin> plugins = new ArrayList<>();
-    private TempDir dir;
-    private Channels channels;
-
-    @BeforeEach
-    void setUp() {
-        dir = new TempDir();
-        channels = new Channels();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        channels.close();
-        plugins.forEach(KubeletPlugin::stop);
-        dir.close();
-    }
 
     @Test
     void interceptorsSeeTheirKindOfCallsOnBothSocketsInTheOrderAdded() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        KubeletPlugin plugin = start(builder("pod")
+        KubeletPlugin plugin = fixture.start(builder("pod")
                 .healthV1(true)
                 .unaryInterceptor(recording("first", seen))
                 .unaryInterceptor(recording("second", seen))
                 .streamInterceptor(recording("stream", seen))
                 .streamInterceptor(recording("stream-2", seen)));
 
-        RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+        RegistrationGrpc.newBlockingStub(fixture.dial(plugin.registrationSocket()))
                 .getInfo(InfoRequest.getDefaultInstance());
-        DraClient.V1.prepare(channels.to(plugin.draSocket()), prepareRequest());
+        DraClient.V1.prepare(fixture.dial(plugin.draSocket()), prepareRequest());
         CountDownLatch opened = new CountDownLatch(1);
-        DRAResourceHealthGrpc.newStub(channels.to(plugin.draSocket())).nodeWatchResources(
+        DRAResourceHealthGrpc.newStub(fixture.dial(plugin.draSocket())).nodeWatchResources(
                 NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
                     @Override
                     public void onNext(NodeWatchResourcesResponse value) {
@@ -122,7 +107,7 @@ class ServingOptionsTest {
     @Test
     void anInterceptorCanRejectCallsBeforeTheDriverSeesThem() throws Exception {
         RecordingDriver driver = new RecordingDriver();
-        KubeletPlugin plugin = start(builder("pod", driver).unaryInterceptor(new ServerInterceptor() {
+        KubeletPlugin plugin = fixture.start(builder("pod", driver).unaryInterceptor(new ServerInterceptor() {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                     ServerCallHandler<Q, R> next) {
@@ -132,7 +117,7 @@ class ServingOptionsTest {
         }));
         String uid = allocatedClaim("ns", "c");
 
-        assertThatThrownBy(() -> DraClient.V1.prepare(channels.to(plugin.draSocket()),
+        assertThatThrownBy(() -> DraClient.V1.prepare(fixture.dial(plugin.draSocket()),
                 prepareRequest(claim("ns", "c", uid))))
                 .hasMessage("PERMISSION_DENIED: not the kubelet");
         assertThat(driver.prepareCalls).isEmpty();
@@ -143,32 +128,21 @@ class ServingOptionsTest {
         Map<Path, ServerSocketChannel> proxies = new ConcurrentHashMap<>();
         ListenerFactory proxied = socketPath -> {
             // An in-JVM source of connections: a proxy socket elsewhere, as a remote node's proxy would be.
-            ServerSocketChannel proxy = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            proxy.bind(UnixDomainSocketAddress.of(dir.resolve("proxy-" + proxies.size() + ".sock")));
+            ServerSocketChannel proxy = unixServer(fixture.resolve("proxy-" + proxies.size() + ".sock"));
             proxies.put(socketPath, proxy);
-            return new ConnectionListener() {
-                @Override
-                public ByteChannel accept() throws IOException {
-                    return proxy.accept();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    proxy.close();
-                }
-            };
+            return acceptingFrom(proxy);
         };
-        KubeletPlugin plugin = start(builder("pod").registrarListener(proxied).pluginListener(proxied));
+        KubeletPlugin plugin = fixture.start(builder("pod").registrarListener(proxied).pluginListener(proxied));
 
         assertThat(proxies).containsOnlyKeys(plugin.registrationSocket(), plugin.draSocket());
         assertThat(plugin.registrationSocket()).doesNotExist();
         assertThat(plugin.draSocket()).doesNotExist();
-        var info = RegistrationGrpc.newBlockingStub(channels.to(address(proxies.get(plugin.registrationSocket()))))
+        var info = RegistrationGrpc.newBlockingStub(fixture.dial(address(proxies.get(plugin.registrationSocket()))))
                 .getInfo(InfoRequest.getDefaultInstance());
         assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toString());
         String uid = allocatedClaim("ns", "c");
         NodePrepareResourcesResponse response = DraClient.V1.prepare(
-                channels.to(address(proxies.get(plugin.draSocket()))), prepareRequest(claim("ns", "c", uid)));
+                fixture.dial(address(proxies.get(plugin.draSocket()))), prepareRequest(claim("ns", "c", uid)));
         assertThat(response.getClaimsOrThrow(uid).getDevicesCount()).isEqualTo(1);
 
         plugin.stop();
@@ -181,17 +155,7 @@ class ServingOptionsTest {
         // A TCP loopback port stands in for a tunnel from a remote node: the plugin only sees byte channels.
         ServerSocketChannel tunnel = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        KubeletPlugin plugin = start(builder("pod").pluginListener(socketPath -> new ConnectionListener() {
-            @Override
-            public ByteChannel accept() throws IOException {
-                return tunnel.accept();
-            }
-
-            @Override
-            public void close() throws IOException {
-                tunnel.close();
-            }
-        }));
+        KubeletPlugin plugin = fixture.start(builder("pod").pluginListener(socketPath -> acceptingFrom(tunnel)));
         ManagedChannel channel = NettyChannelBuilder.forAddress((InetSocketAddress) tunnel.getLocalAddress())
                 .usePlaintext().build();
         try {
@@ -213,17 +177,17 @@ class ServingOptionsTest {
 
     @Test
     void rollingUpdatesGiveEachInstanceItsOwnSockets() throws IOException {
-        KubeletPlugin first = start(builder("pod-a").rollingUpdate("pod-a"));
-        KubeletPlugin second = start(builder("pod-b").rollingUpdate("pod-b"));
+        KubeletPlugin first = fixture.start(builder("pod-a").rollingUpdate("pod-a"));
+        KubeletPlugin second = fixture.start(builder("pod-b").rollingUpdate("pod-b"));
 
-        assertThat(first.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-pod-a-reg.sock"))
+        assertThat(first.registrationSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-pod-a-reg.sock"))
                 .exists();
-        assertThat(second.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-pod-b-reg.sock"))
+        assertThat(second.registrationSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-pod-b-reg.sock"))
                 .exists();
-        assertThat(first.draSocket()).isEqualTo(dir.resolve("plugin/dra-pod-a.sock")).exists();
-        assertThat(second.draSocket()).isEqualTo(dir.resolve("plugin/dra-pod-b.sock")).exists();
+        assertThat(first.draSocket()).isEqualTo(fixture.resolve("plugin/dra-pod-a.sock")).exists();
+        assertThat(second.draSocket()).isEqualTo(fixture.resolve("plugin/dra-pod-b.sock")).exists();
         for (KubeletPlugin plugin : List.of(first, second)) {
-            assertThat(RegistrationGrpc.newBlockingStub(channels.to(plugin.registrationSocket()))
+            assertThat(RegistrationGrpc.newBlockingStub(fixture.dial(plugin.registrationSocket()))
                     .getInfo(InfoRequest.getDefaultInstance()).getEndpoint())
                     .isEqualTo(plugin.draSocket().toString());
         }
@@ -232,8 +196,8 @@ class ServingOptionsTest {
     @Test
     void theOldInstanceOfARollingUpdateStopsWithoutDisturbingTheNewOne() throws Exception {
         RecordingDriver newDriver = new RecordingDriver();
-        KubeletPlugin old = start(builder("pod-a").rollingUpdate("pod-a"));
-        KubeletPlugin replacement = start(builder("pod-b", newDriver).rollingUpdate("pod-b"));
+        KubeletPlugin old = fixture.start(builder("pod-a").rollingUpdate("pod-a"));
+        KubeletPlugin replacement = fixture.start(builder("pod-b", newDriver).rollingUpdate("pod-b"));
 
         old.stop();
 
@@ -248,48 +212,49 @@ class ServingOptionsTest {
 
     @Test
     void withoutRollingUpdatesTheSocketNamesAreFixed() throws IOException {
-        KubeletPlugin plugin = start(builder("pod"));
-        KubeletPlugin renamed = start(KubeletPlugin.builder("other.example.com", new RecordingDriver())
-                .registrarDirectory(dir.resolve("registry"))
+        KubeletPlugin plugin = fixture.start(builder("pod"));
+        KubeletPlugin renamed = fixture.start(KubeletPlugin.builder("other.example.com", new RecordingDriver())
+                .registrarDirectory(fixture.resolve("registry"))
                 .registrarSocketFilename("legacy.sock")
-                .pluginDataDirectory(dir.resolve("other")));
+                .pluginDataDirectory(fixture.resolve("other")));
 
-        assertThat(plugin.registrationSocket()).isEqualTo(dir.resolve("registry/" + DRIVER + "-reg.sock"));
-        assertThat(plugin.draSocket()).isEqualTo(dir.resolve("plugin/dra.sock"));
-        assertThat(renamed.registrationSocket()).isEqualTo(dir.resolve("registry/legacy.sock")).exists();
+        assertThat(plugin.registrationSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-reg.sock"));
+        assertThat(plugin.draSocket()).isEqualTo(fixture.resolve("plugin/dra.sock"));
+        assertThat(renamed.registrationSocket()).isEqualTo(fixture.resolve("registry/legacy.sock")).exists();
     }
 
     @Test
     void serializedCallsRunOneAtATimeAcrossRollingUpdateInstancesAndLoseNothing() throws Exception {
         RecordingDriver shared = new RecordingDriver();
         List<KubeletPlugin> instances = List.of(
-                start(builder("pod-a", shared).rollingUpdate("pod-a")),
-                start(builder("pod-b", shared).rollingUpdate("pod-b")));
+                fixture.start(builder("pod-a", shared).rollingUpdate("pod-a")),
+                fixture.start(builder("pod-b", shared).rollingUpdate("pod-b")));
 
         List<String> uids = prepareInParallel(instances, 24);
 
         assertThat(shared.prepared).containsExactlyInAnyOrderElementsOf(uids);
         assertThat(shared.maxConcurrentCalls()).isEqualTo(1);
-        assertThat(dir.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).exists();
+        assertThat(fixture.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).exists();
     }
 
     @Test
     void aMissingLockDirectoryIsCreatedAtStart() throws IOException {
-        Path lockDirectory = dir.resolve("locks/nested");
+        Path lockDirectory = fixture.resolve("locks/nested");
 
-        start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(lockDirectory));
+        fixture.start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(lockDirectory));
 
         assertThat(lockDirectory).isDirectory();
     }
 
     @Test
     void aLockDirectoryThatCannotBeCreatedFailsStartAndLeavesNoThreads() throws IOException {
-        Path blocker = Files.writeString(dir.resolve("file"), "not a directory");
+        Path blocker = Files.writeString(fixture.resolve("file"), "not a directory");
         Set<Thread> before = Thread.getAllStackTraces().keySet();
 
-        assertThatThrownBy(() -> start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(blocker.resolve("x"))))
+        assertThatThrownBy(() -> fixture.start(builder("pod-a").rollingUpdate("pod-a")
+                .flockDirectory(blocker.resolve("x"))))
                 .isInstanceOf(IOException.class);
-        assertThat(dir.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
+        assertThat(fixture.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> !before.contains(thread)
                         && thread.isAlive() && thread.getName().startsWith("kdra-plugin-")));
@@ -298,29 +263,26 @@ class ServingOptionsTest {
     @Test
     void aRunningCallHoldsTheRollingUpdateLockFile() throws Exception {
         RecordingDriver driver = new RecordingDriver();
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        driver.hook = () -> {
-            inside.countDown();
-            awaitLatch(release);
-        };
-        Path lockDirectory = Files.createDirectories(dir.resolve("locks"));
-        KubeletPlugin plugin = start(builder("pod-a", driver).rollingUpdate("pod-a").flockDirectory(lockDirectory));
+        Gate gate = new Gate();
+        driver.hook = gate::pass;
+        Path lockDirectory = Files.createDirectories(fixture.resolve("locks"));
+        KubeletPlugin plugin = fixture.start(builder("pod-a", driver).rollingUpdate("pod-a")
+                .flockDirectory(lockDirectory));
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try {
             String uid = allocatedClaim("ns", "c");
             Future<NodePrepareResourcesResponse> call = caller.submit(() -> DraClient.V1.prepare(
-                    channels.to(plugin.draSocket()), prepareRequest(claim("ns", "c", uid))));
-            awaitLatch(inside);
+                    fixture.dial(plugin.draSocket()), prepareRequest(claim("ns", "c", uid))));
+            gate.awaitReached();
 
             try (FileChannel lockFile = FileChannel.open(lockDirectory.resolve(KubeletPlugin.SERIALIZE_LOCK_FILE),
                     StandardOpenOption.WRITE)) {
                 assertThatThrownBy(lockFile::tryLock).isInstanceOf(OverlappingFileLockException.class);
             }
-            release.countDown();
+            gate.open();
             assertThat(call.get(30, TimeUnit.SECONDS).getClaimsOrThrow(uid).getError()).isEmpty();
         } finally {
-            release.countDown();
+            gate.open();
             caller.shutdownNow();
         }
     }
@@ -328,25 +290,19 @@ class ServingOptionsTest {
     @Test
     void serializedCallsOfOneInstanceRunOneAtATimeWithoutALockFile() throws Exception {
         RecordingDriver driver = new RecordingDriver();
-        KubeletPlugin plugin = start(builder("pod", driver));
+        KubeletPlugin plugin = fixture.start(builder("pod", driver));
 
         List<String> uids = prepareInParallel(List.of(plugin), 32);
 
         assertThat(driver.prepared).containsExactlyInAnyOrderElementsOf(uids);
         assertThat(driver.maxConcurrentCalls()).isEqualTo(1);
-        assertThat(dir.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).doesNotExist();
+        assertThat(fixture.resolve("plugin/" + KubeletPlugin.SERIALIZE_LOCK_FILE)).doesNotExist();
     }
 
     @Test
     void unserializedCallsOfOneInstanceOverlap() throws Exception {
-        RecordingDriver driver = new RecordingDriver();
-        CyclicBarrier bothInside = new CyclicBarrier(2);
-        driver.hook = () -> {
-            if (driver.prepareCalls.size() <= 2) {
-                bothInside.await(30, TimeUnit.SECONDS);
-            }
-        };
-        KubeletPlugin plugin = start(builder("pod", driver).serialize(false));
+        RecordingDriver driver = driverWhoseFirstTwoCallsMeet(new CyclicBarrier(2));
+        KubeletPlugin plugin = fixture.start(builder("pod", driver).serialize(false));
 
         List<String> uids = prepareInParallel(List.of(plugin), 32);
 
@@ -356,23 +312,28 @@ class ServingOptionsTest {
 
     @Test
     void unserializedCallsRunInParallelAndLoseNothing() throws Exception {
-        RecordingDriver shared = new RecordingDriver();
         CyclicBarrier bothInside = new CyclicBarrier(2);
-        shared.hook = () -> {
-            if (shared.prepareCalls.size() <= 2) {
-                // Only passes if two calls are inside the driver at the same time.
-                bothInside.await(30, TimeUnit.SECONDS);
-            }
-        };
+        RecordingDriver shared = driverWhoseFirstTwoCallsMeet(bothInside);
         List<KubeletPlugin> instances = List.of(
-                start(builder("pod-a", shared).rollingUpdate("pod-a").serialize(false)),
-                start(builder("pod-b", shared).rollingUpdate("pod-b").serialize(false)));
+                fixture.start(builder("pod-a", shared).rollingUpdate("pod-a").serialize(false)),
+                fixture.start(builder("pod-b", shared).rollingUpdate("pod-b").serialize(false)));
 
         List<String> uids = prepareInParallel(instances, 24);
 
         assertThat(shared.prepared).containsExactlyInAnyOrderElementsOf(uids);
         assertThat(shared.maxConcurrentCalls()).isGreaterThanOrEqualTo(2);
         assertThat(bothInside.isBroken()).isFalse();
+    }
+
+    /** A driver whose first two calls wait for each other: they only pass if both are inside at the same time. */
+    private static RecordingDriver driverWhoseFirstTwoCallsMeet(CyclicBarrier bothInside) {
+        RecordingDriver driver = new RecordingDriver();
+        driver.hook = () -> {
+            if (driver.prepareCalls.size() <= 2) {
+                bothInside.await(30, TimeUnit.SECONDS);
+            }
+        };
+        return driver;
     }
 
     /** Prepares one claim per call, spreading the calls over the instances, all at once. */
@@ -385,7 +346,7 @@ class ServingOptionsTest {
                 KubeletPlugin instance = instances.get(i % instances.size());
                 String name = "claim-" + i;
                 String uid = allocatedClaim("ns", name);
-                var channel = channels.to(instance.draSocket());
+                var channel = fixture.dial(instance.draSocket());
                 results.add(callers.submit(() -> {
                     awaitLatch(start);
                     NodePrepareResourcesResponse response = DraClient.V1.prepare(channel,
@@ -423,16 +384,8 @@ class ServingOptionsTest {
     }
 
     private KubeletPlugin.Builder builder(String instance, RecordingDriver driver) {
-        return KubeletPlugin.builder(DRIVER, driver)
-                .claimLookup((namespace, name) -> claims.get(namespace + "/" + name))
-                .registrarDirectory(dir.resolve("registry"))
-                .pluginDataDirectory(dir.resolve("plugin"));
-    }
-
-    private KubeletPlugin start(KubeletPlugin.Builder builder) throws IOException {
-        KubeletPlugin plugin = builder.start();
-        plugins.add(plugin);
-        return plugin;
+        return fixture.builder(DRIVER, driver)
+                .claimLookup((namespace, name) -> claims.get(namespace + "/" + name));
     }
 
     private static Path address(ServerSocketChannel proxy) throws IOException {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
@@ -14,6 +13,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.plugin.testing.ApiServerFixture;
 import io.kdra.plugin.testing.MockApiServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,11 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -38,9 +37,10 @@ import tools.jackson.databind.node.ObjectNode;
 class ResourceSlicePublisherTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static MockApiServer api;
-    private static KubernetesClient client;
+    @RegisterExtension
+    static final ApiServerFixture api = new ApiServerFixture();
 
+    private final KubernetesClient client = api.client();
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final List<Exception> failures = new CopyOnWriteArrayList<>();
     private String driver;
@@ -48,30 +48,17 @@ class ResourceSlicePublisherTest {
     private Node node;
     private ResourceSlicePublisher publisher;
 
-    @BeforeAll
-    static void startApiServer() {
-        api = new MockApiServer();
-        client = api.client();
-    }
-
-    @AfterAll
-    static void stopApiServer() {
-        api.close();
-    }
-
     @BeforeEach
     void setUp() {
-        String id = UUID.randomUUID().toString().substring(0, 8);
-        driver = "d" + id + ".example.com";
-        nodeName = "node-" + id;
-        node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build())
-                .create();
+        driver = api.driverName();
+        nodeName = api.nodeName();
+        node = api.createNode();
     }
 
     @AfterEach
     void tearDown() {
-        api.rejectSliceWrites(null);
-        api.rewriteSliceWrites(body -> body);
+        api.server().rejectSliceWrites(null);
+        api.server().rewriteSliceWrites(body -> body);
         if (publisher != null) {
             publisher.stop();
         }
@@ -282,7 +269,7 @@ class ResourceSlicePublisherTest {
 
     @Test
     void rejectedWritesAreReportedAndRetried() {
-        api.rejectSliceWrites("spec.devices[0].name: Invalid value");
+        api.server().rejectSliceWrites("spec.devices[0].name: Invalid value");
         publisher = nodePublisher().start(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(1))));
 
         await().atMost(WAIT).until(() -> !failures.isEmpty());
@@ -291,7 +278,7 @@ class ResourceSlicePublisherTest {
                 .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
                 .hasMessageContaining("spec.devices[0].name: Invalid value");
 
-        api.rejectSliceWrites(null);
+        api.server().rejectSliceWrites(null);
 
         awaitSlices(1);
     }
@@ -308,7 +295,7 @@ class ResourceSlicePublisherTest {
 
     @Test
     void droppedFieldsAreReportedOnceAndTheStoredFormIsKept() {
-        api.rewriteSliceWrites(ResourceSlicePublisherTest::withoutTaints);
+        api.server().rewriteSliceWrites(ResourceSlicePublisherTest::withoutTaints);
         List<Device> devices = List.of(Devices.tainted("device-00"));
         publisher = nodePublisher().start(DriverResources.of(nodeName, Pool.ofDevices(devices)));
 

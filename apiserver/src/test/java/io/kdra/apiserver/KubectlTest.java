@@ -320,28 +320,26 @@ class KubectlTest {
     }
 
     private static String kubectl(Object... args) {
-        try {
-            Process process = start(args);
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(process.exitValue()).as("kubectl %s: %s", List.of(args), out).isZero();
-            return out.trim();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Run run = run(args);
+        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isZero();
+        return run.output();
     }
 
     /** Runs kubectl expecting it to fail; returns what it printed. */
     private static String kubectlFails(Object... args) {
+        Run run = run(args);
+        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isNotZero();
+        return run.output();
+    }
+
+    private record Run(int exitValue, String output) {}
+
+    private static Run run(Object... args) {
         try {
             Process process = start(args);
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(process.exitValue()).as("kubectl %s: %s", List.of(args), out).isNotZero();
-            return out.trim();
+            return new Run(process.exitValue(), out.trim());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -26,8 +26,8 @@ import java.util.EnumSet;
 /**
  * Kubernetes' CEL environment for DRA device selectors, built on cel-java: the base environment's language settings
  * (optional syntax, cross-type numeric comparisons, homogeneous literals), standard macros, {@code cel.bind}, the
- * strings, sets and two-variable comprehension extensions, and Kubernetes' quantity, semver, list and regex libraries,
- * plus the {@code device} variable. Thread-safe.
+ * strings (with {@code format}), sets and two-variable comprehension extensions, and Kubernetes' quantity, semver,
+ * list and regex libraries, plus the {@code device} variable. Thread-safe.
  */
 final class DraCelEnvironment {
 
@@ -52,6 +52,7 @@ final class DraCelEnvironment {
         SemverLibrary semver = new SemverLibrary();
         ListsLibrary lists = new ListsLibrary(celOptions);
         RegexLibrary regex = new RegexLibrary();
+        StringFormatLibrary format = new StringFormatLibrary();
         StructType deviceType = DeviceVariable.type(options.consumableCapacity());
         this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
                 .setOptions(celOptions)
@@ -60,7 +61,7 @@ final class DraCelEnvironment {
                 .addVar(DeviceVariable.NAME, deviceType)
                 .addLibraries(strings, CelExtensions.optional(), CelExtensions.bindings(),
                         CelExtensions.sets(celOptions), CelExtensions.comprehensions(),
-                        quantity, semver, lists, regex)
+                        quantity, semver, lists, regex, format)
                 .build();
         this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
                 .setOptions(celOptions)
@@ -71,7 +72,7 @@ final class DraCelEnvironment {
                 .addFunctionBindings(DomainMap.inMapBinding(
                         RuntimeEquality.create(RuntimeHelpers.create(), celOptions)))
                 .addLibraries(strings, CelExtensions.optional(), CelExtensions.sets(celOptions),
-                        CelExtensions.comprehensions(), quantity, semver, lists, regex)
+                        CelExtensions.comprehensions(), quantity, semver, lists, regex, format)
                 .build();
         this.validator = CelValidatorFactory.standardCelValidatorBuilder(compiler, runtime)
                 .addAstValidators(new LiteralChecks())

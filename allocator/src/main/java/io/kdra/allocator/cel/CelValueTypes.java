@@ -36,6 +36,7 @@ final class CelValueTypes {
         names.put(Optional.class, "optional_type");
         names.put(Quantity.class, QuantityLibrary.TYPE.name());
         names.put(Semver.class, SemverLibrary.TYPE.name());
+        names.put(IpAddress.class, IpLibrary.TYPE.name());
         return names;
     }
 

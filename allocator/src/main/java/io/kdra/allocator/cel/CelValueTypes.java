@@ -37,6 +37,7 @@ final class CelValueTypes {
         names.put(Quantity.class, QuantityLibrary.TYPE.name());
         names.put(Semver.class, SemverLibrary.TYPE.name());
         names.put(IpAddress.class, IpLibrary.TYPE.name());
+        names.put(Cidr.class, CidrLibrary.TYPE.name());
         return names;
     }
 

@@ -38,6 +38,7 @@ final class CelValueTypes {
         names.put(Semver.class, SemverLibrary.TYPE.name());
         names.put(IpAddress.class, IpLibrary.TYPE.name());
         names.put(Cidr.class, CidrLibrary.TYPE.name());
+        names.put(GoUrl.class, UrlLibrary.TYPE.name());
         return names;
     }
 

@@ -27,7 +27,7 @@ import java.util.EnumSet;
  * Kubernetes' CEL environment for DRA device selectors, built on cel-java: the base environment's language settings
  * (optional syntax, cross-type numeric comparisons, homogeneous literals), standard macros, {@code cel.bind}, the
  * strings (with {@code format}), sets and two-variable comprehension extensions, and Kubernetes' quantity, semver,
- * list, regex, IP and CIDR libraries, plus the {@code device} variable. Thread-safe.
+ * list, regex, IP, CIDR and URL libraries, plus the {@code device} variable. Thread-safe.
  */
 final class DraCelEnvironment {
 
@@ -55,6 +55,7 @@ final class DraCelEnvironment {
         StringFormatLibrary format = new StringFormatLibrary();
         IpLibrary ip = new IpLibrary();
         CidrLibrary cidr = new CidrLibrary();
+        UrlLibrary url = new UrlLibrary();
         StructType deviceType = DeviceVariable.type(options.consumableCapacity());
         this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
                 .setOptions(celOptions)
@@ -63,7 +64,7 @@ final class DraCelEnvironment {
                 .addVar(DeviceVariable.NAME, deviceType)
                 .addLibraries(strings, CelExtensions.optional(), CelExtensions.bindings(),
                         CelExtensions.sets(celOptions), CelExtensions.comprehensions(),
-                        quantity, semver, lists, regex, format, ip, cidr)
+                        quantity, semver, lists, regex, format, ip, cidr, url)
                 .build();
         this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
                 .setOptions(celOptions)
@@ -74,7 +75,7 @@ final class DraCelEnvironment {
                 .addFunctionBindings(DomainMap.inMapBinding(
                         RuntimeEquality.create(RuntimeHelpers.create(), celOptions)))
                 .addLibraries(strings, CelExtensions.optional(), CelExtensions.sets(celOptions),
-                        CelExtensions.comprehensions(), quantity, semver, lists, regex, format, ip, cidr)
+                        CelExtensions.comprehensions(), quantity, semver, lists, regex, format, ip, cidr, url)
                 .build();
         this.validator = CelValidatorFactory.standardCelValidatorBuilder(compiler, runtime)
                 .addAstValidators(new LiteralChecks())

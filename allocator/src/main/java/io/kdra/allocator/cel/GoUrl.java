@@ -18,6 +18,8 @@ final class GoUrl {
 
     private enum Encoding { PATH, HOST, ZONE, USER_PASSWORD, QUERY_COMPONENT, FRAGMENT }
 
+    private static final int MAX_QUERY_PARAMETERS = 10_000;
+
     /** Go's {@code url.Error} for operation {@code parse}. */
     static final class ParseException extends IllegalArgumentException {
         ParseException(String url, String reason) {
@@ -183,8 +185,16 @@ final class GoUrl {
         }
     }
 
+    /**
+     * Go's {@code parseHost} with the checks of Go 1.24.8/1.25.2 (CVE-2025-47912): brackets only around a whole IPv6
+     * literal at the start of the host.
+     */
     private static String parseHost(String host) throws Invalid {
-        if (host.startsWith("[")) {
+        int open = host.lastIndexOf('[');
+        if (open > 0) {
+            throw new Invalid("invalid IP-literal");
+        }
+        if (open == 0) {
             int close = host.lastIndexOf(']');
             if (close < 0) {
                 throw new Invalid("missing ']' in host");
@@ -193,17 +203,25 @@ final class GoUrl {
             if (!isValidOptionalPort(colonPort)) {
                 throw new Invalid("invalid port " + GoQuote.quote(text(colonPort)) + " after host");
             }
-            int zone = host.substring(0, close).indexOf("%25");
-            if (zone >= 0) {
-                return unescape(host.substring(0, zone), Encoding.HOST)
-                        + unescape(host.substring(zone, close), Encoding.ZONE)
-                        + unescape(host.substring(close), Encoding.HOST);
+            String literal = host.substring(1, close);
+            int zone = literal.indexOf("%25");
+            String address = zone < 0 ? unescape(literal, Encoding.HOST)
+                    : unescape(literal.substring(0, zone), Encoding.HOST)
+                            + unescape(literal.substring(zone), Encoding.ZONE);
+            IpAddress.Parsed parsed;
+            try {
+                parsed = IpAddress.parse(text(address));
+            } catch (IllegalArgumentException notAnAddress) {
+                throw new Invalid("invalid host: " + notAnAddress.getMessage());
             }
-        } else {
-            int colon = host.lastIndexOf(':');
-            if (colon >= 0 && !isValidOptionalPort(host.substring(colon))) {
-                throw new Invalid("invalid port " + GoQuote.quote(text(host.substring(colon))) + " after host");
+            if (parsed.address().ipv4()) {
+                throw new Invalid("invalid IP-literal");
             }
+            return "[" + address + "]" + colonPort;
+        }
+        int colon = host.lastIndexOf(':');
+        if (colon >= 0 && !isValidOptionalPort(host.substring(colon))) {
+            throw new Invalid("invalid port " + GoQuote.quote(text(host.substring(colon))) + " after host");
         }
         return unescape(host, Encoding.HOST);
     }
@@ -363,10 +381,13 @@ final class GoUrl {
 
     /**
      * Go's {@code Query}: {@code &}-separated {@code key=value} pairs, unescaped ({@code +} is a space); pairs with a
-     * semicolon or a bad escape are dropped.
+     * semicolon or a bad escape are dropped, and a query of more than 10,000 parameters yields none (Go 1.24.12/1.25.6).
      */
     Map<String, List<String>> query() {
         Map<String, List<String>> values = new LinkedHashMap<>();
+        if (rawQuery.chars().filter(c -> c == '&').count() >= MAX_QUERY_PARAMETERS) {
+            return values;
+        }
         for (String pair : rawQuery.split("&", -1)) {
             if (pair.isEmpty() || pair.contains(";")) {
                 continue;

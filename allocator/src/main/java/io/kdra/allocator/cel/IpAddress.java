@@ -97,8 +97,8 @@ record IpAddress(boolean ipv4, long high, long low) {
                     break;
                 }
                 field = (field << 4) + digit;
-                if (field > 0xffff) {
-                    throw error(in, "IPv6 field has value >=2^16", s);
+                if (off > 3) {
+                    throw error(in, "each group must have 4 or less digits", s);
                 }
             }
             if (off == 0) {

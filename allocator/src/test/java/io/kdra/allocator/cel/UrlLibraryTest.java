@@ -5,6 +5,7 @@ import static io.kdra.allocator.cel.CelSelectorCompilerTest.matches;
 import static io.kdra.allocator.cel.CelSelectorCompilerTest.runtimeError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -44,6 +45,12 @@ class UrlLibraryTest {
         assertThat(matches(expression)).isTrue();
     }
 
+    @Test
+    void dropsQueriesOfMoreThanTenThousandParametersAsGoDoes() throws Exception {
+        assertThat(GoUrl.parse("/p?" + "a&".repeat(9_999) + "b").query().get("a")).hasSize(9_999);
+        assertThat(GoUrl.parse("/p?" + "a&".repeat(10_000) + "b").query()).isEmpty();
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
         "https://a:b:c/          | invalid port \":c\" after host",
@@ -57,6 +64,11 @@ class UrlLibraryTest {
         "http://[::1/            | missing ']' in host",
         "http://[::1]x/          | invalid port \"x\" after host",
         "https://us er@example.com/ | net/url: invalid userinfo",
+        "https://[1.2.3.4]/      | invalid IP-literal",
+        "https://x[::1]/         | invalid IP-literal",
+        "https://[example]/      | invalid host: ParseAddr(\"example\"): unable to parse IP",
+        "https://[12345::]/      | invalid host: ParseAddr(\"12345::\"): each group must have 4 or less digits (at "
+                + "\"12345::\")",
     })
     void reportsParseErrorsAsKubernetes(String text, String goError) {
         String literal = text.equals("''") ? "" : text;

@@ -29,6 +29,7 @@ class UrlLibraryTest {
         "url('https://[fe80::1%25en0]:8080/').getHostname() == 'fe80::1%en0'",
         "url('https://example.com:80/').getPort() == '80' && url('https://example.com/').getPort() == '' && url('/path').getPort() == ''",
         "url('https://example.com:/').getPort() == '' && url('https://example.com:/').getHostname() == 'example.com'",
+        "url('http://a:b:80/').getHostname() == 'a:b' && url('http://a:b:80/').getPort() == '80'",
         "url('https://example.com/path').getEscapedPath() == '/path' && url('https://example.com').getEscapedPath() == ''",
         "url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'",
         "url('https://example.com/a%2Fb').getEscapedPath() == '/a%2Fb' && url('https://example.com/%61').getEscapedPath() == '/%61'",

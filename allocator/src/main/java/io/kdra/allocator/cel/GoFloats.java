@@ -50,12 +50,15 @@ final class GoFloats {
         return (isNegative(value) ? "-" : "") + roundedAbs(value, precision).toPlainString();
     }
 
-    /** golang.org/x/text en-US {@code %.<precision>f}: grouped thousands, {@code ∞} for infinities. */
+    /**
+     * golang.org/x/text en-US {@code %.<precision>f}: grouped thousands, {@code ∞} for infinities, and negative zero
+     * without its sign.
+     */
     static String localizedFixed(double value, int precision) {
         if (Double.isNaN(value)) {
             return "NaN";
         }
-        String sign = isNegative(value) ? "-" : "";
+        String sign = value < 0 ? "-" : "";
         if (Double.isInfinite(value)) {
             return sign + "∞";
         }
@@ -72,12 +75,21 @@ final class GoFloats {
         return sign + grouped + (point < 0 ? "" : plain.substring(point));
     }
 
-    /** golang.org/x/text en-US {@code %e} with six fraction digits: {@code 1.052033 × 10⁰³}. */
-    static String localizedScientific(double value) {
+    /**
+     * golang.org/x/text en-US {@code %<width>e}: six fraction digits ({@code 1.052033 × 10⁰³}), left-padded with spaces
+     * to {@code width} characters.
+     */
+    static String localizedScientific(double value, int width) {
+        String text = localizedScientific(value);
+        int length = text.codePointCount(0, text.length());
+        return length < width ? " ".repeat(width - length) + text : text;
+    }
+
+    private static String localizedScientific(double value) {
         if (Double.isNaN(value)) {
             return "NaN";
         }
-        String sign = isNegative(value) ? "-" : "";
+        String sign = value < 0 ? "-" : "";
         if (Double.isInfinite(value)) {
             return sign + "∞";
         }

@@ -20,8 +20,9 @@ import java.util.Map;
  * cel-go's {@code <string>.format(<list>)} as the strings extension version 2 (Kubernetes' base environment) provides
  * it ({@code ext/formatting.go}, locale en-US): clauses {@code %s %d %f %e %b %o %x %X}, {@code %%}, precision
  * {@code %.3f}, and cel-go's error texts. Quirks kept: {@code %e} always prints six fraction digits (upstream passes
- * the precision as a width), {@code %f} groups thousands ({@code 1,234.500000}), {@code %e} prints
- * {@code 1.234500 × 10⁰³}, and values inside lists and maps print as CEL literals.
+ * the precision as a width, which pads), {@code %f} groups thousands ({@code 1,234.500000}), {@code %e} prints
+ * {@code 1.234500 × 10⁰³}, negative zero loses its sign in both, and values inside lists and maps print as CEL
+ * literals.
  */
 final class StringFormatter {
 
@@ -88,7 +89,7 @@ final class StringFormatter {
                 case 's' -> string(arg);
                 case 'd' -> decimal(arg);
                 case 'f' -> fixed(arg, precision == null ? DEFAULT_PRECISION : precision);
-                case 'e' -> scientific(arg);
+                case 'e' -> scientific(arg, precision == null ? DEFAULT_PRECISION : precision);
                 case 'b' -> binary(arg);
                 case 'o' -> octal(arg);
                 case 'x' -> hex(arg, false);
@@ -258,8 +259,9 @@ final class StringFormatter {
         return GoFloats.localizedFixed(floatArgument(arg, "fixed-point"), precision);
     }
 
-    private static String scientific(Object arg) {
-        return GoFloats.localizedScientific(floatArgument(arg, "scientific"));
+    /** Upstream builds {@code %<precision>e}: the precision is a width, so it pads and never changes the digits. */
+    private static String scientific(Object arg, int width) {
+        return GoFloats.localizedScientific(floatArgument(arg, "scientific"), width);
     }
 
     /** Doubles, and the strings {@code NaN}, {@code Infinity} and {@code -Infinity}, which upstream also accepts. */

@@ -27,6 +27,8 @@ class StringFormatTest {
         "'%e'.format([2.71828])                            | 2.718280\u202f×\u202f10⁰⁰",
         "'%.6e'.format([1052.032911275])                   | 1.052033\u202f×\u202f10⁰³",
         "'%.2e'.format([0.00012])                          | 1.200000\u202f×\u202f10⁻⁰⁴",
+        "'%.17e'.format([-2.5])                            | ~ -2.500000\u202f×\u202f10⁰⁰~",
+        "'%e'.format([-0.0]) + ' ' + '%.1f'.format([-0.0]) | 0.000000\u202f×\u202f10⁰⁰ 0.0",
         "'this is 5 in binary: %b'.format([5])             | this is 5 in binary: 101",
         "'%b %b %b'.format([dyn(-5), dyn(uint(64)), dyn(true)]) | -101 1000000 1",
         "'%o %o %o'.format([dyn(11), dyn(-11), dyn(65535u)]) | 13 -13 177777",

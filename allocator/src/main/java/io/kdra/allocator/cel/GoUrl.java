@@ -381,7 +381,8 @@ final class GoUrl {
 
     /**
      * Go's {@code Query}: {@code &}-separated {@code key=value} pairs, unescaped ({@code +} is a space); pairs with a
-     * semicolon or a bad escape are dropped, and a query of more than 10,000 parameters yields none (Go 1.24.12/1.25.6).
+     * semicolon or a bad escape are dropped, and a query of more than 10,000 parameters yields none (as Go 1.25.6
+     * does).
      */
     Map<String, List<String>> query() {
         Map<String, List<String>> values = new LinkedHashMap<>();

@@ -230,7 +230,7 @@ record IpAddress(boolean ipv4, long high, long low) {
         return new IpAddress(false, high & highMask, low & lowMask);
     }
 
-    /** Go's {@code Addr.String}: dotted quad, or RFC 5952 (lower case, longest run of two or more zero fields as ::). */
+    /** Go's {@code Addr.String}: dotted quad, or RFC 5952 (lower case, longest run of two or more zeros as ::). */
     @Override
     public String toString() {
         if (ipv4) {

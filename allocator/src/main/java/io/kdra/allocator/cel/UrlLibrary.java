@@ -58,7 +58,8 @@ final class UrlLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
             GoUrl.parseRequestUri(text);
             return GoUrl.parse(text);
         } catch (GoUrl.ParseException invalid) {
-            throw new LibraryFunctionException("URL parse error during conversion from string: " + invalid.getMessage());
+            throw new LibraryFunctionException(
+                    "URL parse error during conversion from string: " + invalid.getMessage());
         }
     }
 

@@ -22,18 +22,24 @@ class CidrLibraryTest {
         "cidr('192.168.0.0/24').containsIP(ip('192.168.0.1')) && !cidr('192.168.0.0/24').containsIP(ip('192.168.1.1'))",
         "cidr('192.168.0.0/24').containsIP('192.168.0.1') && !cidr('192.168.0.0/24').containsIP('192.168.1.1')",
         "cidr('10.0.0.0/8').containsIP('10.255.255.255') && cidr('10.0.0.1/8').containsIP('10.9.9.9')",
-        "cidr('0.0.0.0/0').containsIP('1.2.3.4') && !cidr('0.0.0.0/0').containsIP('::1') && !cidr('::/0').containsIP('1.2.3.4')",
+        "cidr('0.0.0.0/0').containsIP('1.2.3.4') && !cidr('0.0.0.0/0').containsIP('::1') && "
+                + "!cidr('::/0').containsIP('1.2.3.4')",
         "cidr('2001:db8::/32').containsIP(ip('2001:db8::1')) && !cidr('2001:db8::/32').containsIP('2001:dc8::1')",
-        "cidr('2001:db8::/100').containsIP('2001:db8::fff:ffff') && !cidr('2001:db8::/100').containsIP('2001:db8::1000:0')",
-        "cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.0/25')) && !cidr('192.168.0.0/24').containsCIDR('192.168.0.0/23')",
-        "cidr('192.168.0.0/16').containsCIDR('192.168.10.0/24') && !cidr('192.168.1.0/24').containsCIDR('192.168.2.0/24')",
+        "cidr('2001:db8::/100').containsIP('2001:db8::fff:ffff') && "
+                + "!cidr('2001:db8::/100').containsIP('2001:db8::1000:0')",
+        "cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.0/25')) && "
+                + "!cidr('192.168.0.0/24').containsCIDR('192.168.0.0/23')",
+        "cidr('192.168.0.0/16').containsCIDR('192.168.10.0/24') && "
+                + "!cidr('192.168.1.0/24').containsCIDR('192.168.2.0/24')",
         "cidr('192.168.0.0/16').containsCIDR('192.168.0.1/32') && cidr('10.0.0.0/8').containsCIDR(cidr('10.1.0.0/16'))",
         "cidr('2001:db8::/32').containsCIDR('2001:db8::/33') && !cidr('2001:db8::/32').containsCIDR('2001:db8::/31')",
         "!cidr('0.0.0.0/0').containsCIDR('::/0') && cidr('::/0').containsCIDR('2001:db8::/64')",
         "cidr('192.168.0.0/24').ip() == ip('192.168.0.0') && cidr('192.168.0.1/24').ip().family() == 4",
         "cidr('::1/128').ip() == ip('::1') && cidr('::1/128').ip().family() == 6",
-        "cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24') && cidr('2001:db8:1::/32').masked() == cidr('2001:db8::/32')",
-        "cidr('2001:db8::ffff/65').masked() == cidr('2001:db8::/65') && cidr('1.2.3.4/0').masked() == cidr('0.0.0.0/0')",
+        "cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24') && "
+                + "cidr('2001:db8:1::/32').masked() == cidr('2001:db8::/32')",
+        "cidr('2001:db8::ffff/65').masked() == cidr('2001:db8::/65') && "
+                + "cidr('1.2.3.4/0').masked() == cidr('0.0.0.0/0')",
         "cidr('192.168.0.0/24') == cidr('192.168.0.0/24').masked() && cidr('::1/128').masked() == cidr('::1/128')",
         "cidr('192.168.0.0/16').prefixLength() == 16 && cidr('::1/128').prefixLength() == 128",
         "string(cidr('192.168.0.0/24')) == '192.168.0.0/24' && string(cidr('2001:DB8:0::1/64')) == '2001:db8::1/64'",

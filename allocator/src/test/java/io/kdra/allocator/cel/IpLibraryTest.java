@@ -30,10 +30,13 @@ class IpLibraryTest {
         "ip('ff02::1').isLinkLocalMulticast() && ip('ff12::1').isLinkLocalMulticast()",
         "!ip('fd00::1').isLinkLocalMulticast() && !ip('ff05::1').isLinkLocalMulticast()",
         "ip('169.254.169.254').isLinkLocalUnicast() && !ip('192.168.0.1').isLinkLocalUnicast()",
-        "ip('fe80::1').isLinkLocalUnicast() && ip('febf::1').isLinkLocalUnicast() && !ip('fd80::1').isLinkLocalUnicast()",
+        "ip('fe80::1').isLinkLocalUnicast() && ip('febf::1').isLinkLocalUnicast() && "
+                + "!ip('fd80::1').isLinkLocalUnicast()",
         "ip('192.168.0.1').isGlobalUnicast() && ip('10.0.0.1').isGlobalUnicast() && ip('fd00::1').isGlobalUnicast()",
-        "!ip('255.255.255.255').isGlobalUnicast() && !ip('0.0.0.0').isGlobalUnicast() && !ip('224.0.0.5').isGlobalUnicast()",
-        "ip('2001:db8::abcd').isGlobalUnicast() && !ip('ff00::1').isGlobalUnicast() && !ip('fe80::1').isGlobalUnicast()",
+        "!ip('255.255.255.255').isGlobalUnicast() && !ip('0.0.0.0').isGlobalUnicast() && "
+                + "!ip('224.0.0.5').isGlobalUnicast()",
+        "ip('2001:db8::abcd').isGlobalUnicast() && !ip('ff00::1').isGlobalUnicast() && "
+                + "!ip('fe80::1').isGlobalUnicast()",
         "string(ip('192.168.0.1')) == '192.168.0.1' && string(ip('2001:DB8:0:0:1:0:0:1')) == '2001:db8::1:0:0:1'",
         "string(ip('1:0:0:2:0:0:0:3')) == '1:0:0:2::3' && string(ip('1:0:2:3:4:5:6:7')) == '1:0:2:3:4:5:6:7'",
         "string(ip('::1.2.3.4')) == '::102:304' && string(ip('0::0')) == '::' && string(ip('1::')) == '1::'",
@@ -57,7 +60,8 @@ class IpLibraryTest {
         "ip('%eth0')          | ParseAddr(\"%eth0\"): missing IPv6 address",
         "ip('2001:db8:::68')  | ParseAddr(\"2001:db8:::68\"): each colon-separated field must have at least one digit "
                 + "(at \":68\")",
-        "ip(':::1')           | ParseAddr(\":::1\"): each colon-separated field must have at least one digit (at \":1\")",
+        "ip(':::1')           | ParseAddr(\":::1\"): each colon-separated field must have at least one digit (at "
+                + "\":1\")",
         "ip('1::2::3')        | ParseAddr(\"1::2::3\"): multiple :: in address (at \":3\")",
         "ip('12345::1')       | ParseAddr(\"12345::1\"): each group must have 4 or less digits (at \"12345::1\")",
         "ip('::00001')        | ParseAddr(\"::00001\"): each group must have 4 or less digits (at \"00001\")",
@@ -66,8 +70,8 @@ class IpLibraryTest {
         "ip('1:2:3:4::5:6:7:8') | ParseAddr(\"1:2:3:4::5:6:7:8\"): the :: must expand to at least one field of zeros",
         "ip('1:2:')           | ParseAddr(\"1:2:\"): colon must be followed by more characters (at \":\")",
         "ip('1:2x')           | ParseAddr(\"1:2x\"): unexpected character, want colon (at \"x\")",
-        "ip('1:2:3.4.5.6')    | ParseAddr(\"1:2:3.4.5.6\"): embedded IPv4 address must replace the final 2 fields of the "
-                + "address (at \"3.4.5.6\")",
+        "ip('1:2:3.4.5.6')    | ParseAddr(\"1:2:3.4.5.6\"): embedded IPv4 address must replace the final 2 fields "
+                + "of the address (at \"3.4.5.6\")",
         "ip('::1.2.3.256')    | ParseAddr(\"::1.2.3.256\"): IPv4 field has value >255",
         "ip('fe80::1%')       | ParseAddr(\"fe80::1%\"): zone must be a non-empty string",
     })

@@ -51,7 +51,8 @@ class StringFormatTest {
         "'%s'.format([['abc', 'q\"\\n']])                   | [\"abc\", \"q\\\"\\n\"]",
         "'%s'.format([[[9, 8], [7]]])                      | [[9, 8], [7]]",
         "'%s'.format([[timestamp('2023-02-03T23:31:20Z')]]) | [timestamp(\"2023-02-03T23:31:20Z\")]",
-        "'%s'.format([{'key2': duration('2h'), 'key1': duration('1s')}]) | {\"key1\":duration(\"1s\"), \"key2\":duration(\"7200s\")}",
+        "'%s'.format([{'key2': duration('2h'), 'key1': duration('1s')}]) | "
+                + "{\"key1\":duration(\"1s\"), \"key2\":duration(\"7200s\")}",
         "'%s'.format([{1: 'value1', 2: 'value2'}])         | {1:\"value1\", 2:\"value2\"}",
         "'%s'.format([{true: b'x'}])                       | {true:b\"x\"}",
         "'%s'.format([device.attributes['dra.example.com'].cores]) | [3, 1, 2]",

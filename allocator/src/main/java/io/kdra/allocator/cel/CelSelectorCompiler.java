@@ -6,8 +6,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Compiles DRA device selectors in Kubernetes' CEL environment ({@code dynamic-resource-allocation/cel}): the
- * {@code device} variable, Kubernetes' quantity, semver, list and regex libraries, the 10 Ki expression limit and the
- * runtime cost budget. Results, including compile errors, are cached per expression text. Thread-safe.
+ * {@code device} variable, Kubernetes' quantity, semver, list, regex, IP, CIDR and URL libraries, the strings
+ * {@code format}, the 10 Ki expression limit and the runtime cost budget. Results, including compile errors, are
+ * cached per expression text. Thread-safe.
  *
  * <pre>{@code
  * SelectorCompiler selectors = CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults());

@@ -42,6 +42,9 @@ class CidrLibraryTest {
                 + "cidr('1.2.3.4/0').masked() == cidr('0.0.0.0/0')",
         "cidr('192.168.0.0/24') == cidr('192.168.0.0/24').masked() && cidr('::1/128').masked() == cidr('::1/128')",
         "cidr('192.168.0.0/16').prefixLength() == 16 && cidr('::1/128').prefixLength() == 128",
+        "cidr('10.0.0.0/8').containsIP(device.attributes['dra.example.com'].?address.orValue('10.1.2.3')) && "
+                + "cidr('10.0.0.0/8').containsIP(dyn(ip('10.1.2.3'))) && "
+                + "cidr('10.0.0.0/8').containsCIDR(dyn('10.1.0.0/16'))",
         "string(cidr('192.168.0.0/24')) == '192.168.0.0/24' && string(cidr('2001:DB8:0::1/64')) == '2001:db8::1/64'",
     })
     void evaluatesAsKubernetes(String expression) throws Exception {

@@ -13,7 +13,7 @@ import java.net.http.HttpResponse;
 final class RunningServer implements AutoCloseable {
 
     final ApiServer server = ApiServer.builder().config(ApiServerConfig.defaults()).build().start();
-    final HttpClient http = HttpClient.newHttpClient();
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     HttpResponse<String> send(String method, String path, String body) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(server.url() + path))

@@ -9,6 +9,7 @@ import io.kdra.apiserver.registry.Deletion;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.registry.WriteContext;
+import io.kdra.apiserver.storage.StoredObject;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.List;
@@ -52,7 +53,7 @@ final class ResourceEndpoint {
             if (method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"))) {
                 watches.start(call, WatchSink.http(startStream(call.request().response())));
             } else if (method == HttpMethod.GET) {
-                Responses.json(call.request().response(), 200, lists.render(call, lists.select(call)));
+                lists.respond(call, lists.select(call));
             } else if (method == HttpMethod.POST) {
                 create(call);
             } else if (method == HttpMethod.DELETE) {
@@ -66,13 +67,15 @@ final class ResourceEndpoint {
             throw ApiException.badRequest("watching a single object needs a fieldSelector on metadata.name");
         }
         if (method == HttpMethod.GET) {
-            ObjectNode stored = registry.get(call.type(), call.namespace(), info.name());
+            StoredObject stored = registry.getStored(call.type(), call.namespace(), info.name());
             Tables.Format table = Tables.requested(call);
-            if (table == null) {
-                respond(call, 200, stored, List.of());
-            } else {
+            if (table != null) {
                 Responses.json(call.request().response(), 200,
-                        tables.table(table, call.type(), info.version(), stored));
+                        tables.table(table, call.type(), info.version(), stored.object()));
+            } else if (info.version().equals(call.type().storageVersion())) {
+                Responses.bytes(call.request().response(), 200, stored.json());
+            } else {
+                respond(call, 200, stored.object(), List.of());
             }
         } else if (method == HttpMethod.PUT) {
             update(call, false);

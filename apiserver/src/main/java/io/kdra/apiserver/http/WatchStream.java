@@ -129,14 +129,9 @@ final class WatchStream implements WatchSubscriber {
         }
         boolean before = event.previous() != null && matches(event.previous());
         if (event.type() == WatchEvent.Type.ADDED || !before) {
-            return now ? withType(event, WatchEvent.Type.ADDED) : null;
+            return now ? event.withType(WatchEvent.Type.ADDED) : null;
         }
-        return now ? event : withType(event, WatchEvent.Type.DELETED);
-    }
-
-    private static WatchEvent withType(WatchEvent event, WatchEvent.Type type) {
-        return type == event.type() ? event
-                : new WatchEvent(type, event.storageKey(), event.object(), event.previous(), event.resourceVersion());
+        return now ? event : event.withType(WatchEvent.Type.DELETED);
     }
 
     private boolean matches(ObjectNode object) {
@@ -184,6 +179,10 @@ final class WatchStream implements WatchSubscriber {
     }
 
     private byte[] serialize(WatchEvent event) {
+        boolean plainObject = event.type() != WatchEvent.Type.BOOKMARK && request.table() == null;
+        if (plainObject && request.version().equals(request.type().storageVersion())) {
+            return StoredJson.event(event.type().name(), event.stored());
+        }
         ObjectNode line = Json.object();
         line.put("type", event.type().name());
         if (event.type() == WatchEvent.Type.BOOKMARK) {

@@ -138,7 +138,8 @@ final class WatchStream implements WatchSubscriber {
         if (request.namespace() != null && !request.namespace().equals(Meta.namespace(object))) {
             return false;
         }
-        return request.labels().matches(Json.stringMap(object, "metadata", "labels"))
+        LabelSelector labels = request.labels();
+        return (labels.isEverything() || labels.matches(Json.stringMap(object, "metadata", "labels")))
                 && request.fields().matches(request.type(), object);
     }
 

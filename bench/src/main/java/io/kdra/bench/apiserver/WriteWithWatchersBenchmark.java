@@ -1,10 +1,7 @@
 package io.kdra.bench.apiserver;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,28 +38,27 @@ public class WriteWithWatchersBenchmark {
 
     /** One watch connection, read to the end on its own thread; counts the newline-terminated events. */
     private static final class Watcher implements Runnable {
-        private final InputStream body;
+        private final HttpConnection connection;
         private final AtomicLong events = new AtomicLong();
         private volatile boolean ended;
 
-        Watcher(InputStream body) {
-            this.body = body;
+        Watcher(HttpConnection connection) {
+            this.connection = connection;
         }
 
         @Override
         public void run() {
-            byte[] buffer = new byte[64 * 1024];
-            try (InputStream stream = body) {
-                for (int read; (read = stream.read(buffer)) >= 0; ) {
+            try {
+                connection.readStream(chunk -> {
                     long lines = 0;
-                    for (int i = 0; i < read; i++) {
-                        if (buffer[i] == '\n') {
+                    for (int i = chunk.offset(); i < chunk.offset() + chunk.length(); i++) {
+                        if (chunk.bytes()[i] == '\n') {
                             lines++;
                         }
                     }
                     events.addAndGet(lines);
-                }
-            } catch (IOException e) {
+                });
+            } catch (IOException | UncheckedIOException e) {
                 // the watch ends with the server
             } finally {
                 ended = true;
@@ -71,14 +67,12 @@ public class WriteWithWatchersBenchmark {
     }
 
     @Setup(Level.Trial)
-    public void start() throws Exception {
+    public void start() {
         server = new RunningServer();
         for (int i = 0; i < WATCHERS; i++) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(server.server.url()
-                    + "/api/v1/namespaces/default/configmaps?watch=1"))
-                    .header("Authorization", "Bearer " + server.server.adminToken()).build();
-            HttpResponse<InputStream> response = server.http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            Watcher watcher = new Watcher(response.body());
+            HttpConnection connection = server.connect();
+            connection.openStream("/api/v1/namespaces/default/configmaps?watch=1");
+            Watcher watcher = new Watcher(connection);
             Thread reader = new Thread(watcher, "watcher-" + i);
             reader.setDaemon(true);
             reader.start();

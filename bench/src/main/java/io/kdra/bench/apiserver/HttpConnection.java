@@ -31,6 +31,7 @@ final class HttpConnection implements AutoCloseable {
     private final OutputStream out;
     private final String hostHeader;
     private final String token;
+    private final byte[] buffer = new byte[64 * 1024];
 
     HttpConnection(String host, int port, String token) {
         try {
@@ -113,9 +114,8 @@ final class HttpConnection implements AutoCloseable {
     }
 
     private void readBody(Consumer<Chunk> pieces) throws IOException {
-        byte[] buffer = new byte[64 * 1024];
         if (!head.chunked) {
-            readExactly(Math.max(0, head.contentLength), buffer, pieces);
+            readExactly(Math.max(0, head.contentLength), pieces);
             return;
         }
         while (true) {
@@ -128,12 +128,12 @@ final class HttpConnection implements AutoCloseable {
                 }
                 return;
             }
-            readExactly(size, buffer, pieces);
+            readExactly(size, pieces);
             readLine();
         }
     }
 
-    private void readExactly(int length, byte[] buffer, Consumer<Chunk> pieces) throws IOException {
+    private void readExactly(int length, Consumer<Chunk> pieces) throws IOException {
         for (int left = length; left > 0; ) {
             int read = in.read(buffer, 0, Math.min(buffer.length, left));
             if (read < 0) {

@@ -11,6 +11,7 @@ import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.apiserver.storage.WatchSubscriber;
 import io.vertx.core.Context;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,8 @@ final class WatchStream implements WatchSubscriber {
 
     private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
     static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+    /** Events written at once when a watcher has several queued: one socket write for them, not one each. */
+    private static final int MAX_BATCH = 256;
 
     /** What the client asked for. */
     record Request(ResourceType type, String version, String namespace, LabelSelector labels, FieldSelector fields,
@@ -104,7 +107,7 @@ final class WatchStream implements WatchSubscriber {
         event.put("type", "ERROR");
         event.set("object", error.status());
         context.runOnContext(v -> {
-            sink.write(Json.bytes(event));
+            sink.write(List.of(Json.bytes(event)));
             end();
         });
     }
@@ -155,7 +158,7 @@ final class WatchStream implements WatchSubscriber {
 
     private void drain() {
         while (true) {
-            WatchEvent event;
+            List<WatchEvent> batch;
             synchronized (queue) {
                 if (overflowed) {
                     drainScheduled = false;
@@ -169,13 +172,20 @@ final class WatchStream implements WatchSubscriber {
                     }
                     return;
                 }
-                event = queue.poll();
-                if (event == null) {
+                if (queue.isEmpty()) {
                     drainScheduled = false;
                     return;
                 }
+                batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
+                while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
+                    batch.add(queue.poll());
+                }
             }
-            sink.write(serialize(event));
+            List<byte[]> lines = new ArrayList<>(batch.size());
+            for (WatchEvent event : batch) {
+                lines.add(serialize(event));
+            }
+            sink.write(lines);
         }
     }
 

@@ -168,7 +168,22 @@ final class ResourceEndpoint {
         for (String warning : warnings) {
             response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
         }
-        Responses.json(response, code, kinds.fromStorage(call.type(), stored, call.info().version()));
+        ResourceType type = call.type();
+        if (call.info().version().equals(type.storageVersion())) {
+            Responses.bytes(response, code, json(type, stored));
+        } else {
+            Responses.json(response, code, kinds.fromStorage(type, stored, call.info().version()));
+        }
+    }
+
+    /**
+     * @return the object's JSON; for the object a write just committed, the bytes its store entry shares, so that
+     *     the watchers reuse what the writer's answer serialised
+     */
+    private byte[] json(ResourceType type, ObjectNode object) {
+        StoredObject entry = registry.store().getStored(type.storageKey(),
+                type.namespaced() ? Meta.namespace(object) : null, Meta.name(object));
+        return entry != null && entry.object() == object ? entry.json() : Json.bytes(object);
     }
 
     BodyDecoder.Decoded decode(Call call) {

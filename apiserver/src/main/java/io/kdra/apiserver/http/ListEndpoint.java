@@ -8,9 +8,10 @@ import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.selection.FieldSelector;
 import io.kdra.apiserver.selection.LabelSelector;
 import io.kdra.apiserver.storage.Store;
+import io.kdra.apiserver.storage.StoredObject;
+import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayList;
 import java.util.List;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** Lists with label and field selectors and paging ({@code limit} and {@code continue}). */
@@ -27,7 +28,16 @@ final class ListEndpoint {
     }
 
     /** A selected page of objects in storage order. */
-    record Page(List<ObjectNode> items, long resourceVersion, String continueToken, long remaining) {}
+    record Page(List<StoredObject> entries, long resourceVersion, String continueToken, long remaining) {
+
+        List<ObjectNode> items() {
+            List<ObjectNode> items = new ArrayList<>(entries.size());
+            for (StoredObject entry : entries) {
+                items.add(entry.object());
+            }
+            return items;
+        }
+    }
 
     Page select(Call call) {
         ResourceType type = call.type();
@@ -39,51 +49,61 @@ final class ListEndpoint {
                 : ContinueToken.decode(continueParam);
         Store.Snapshot snapshot = registry.list(type, call.namespace());
         long resourceVersion = token == null ? snapshot.resourceVersion() : token.resourceVersion();
-        List<ObjectNode> items = new ArrayList<>();
-        String lastKey = null;
+        List<StoredObject> items = new ArrayList<>();
         long remaining = 0;
-        for (ObjectNode object : snapshot.items()) {
-            String key = key(object);
-            if (token != null && key.compareTo(token.lastKey()) <= 0) {
+        for (StoredObject entry : snapshot.entries()) {
+            ObjectNode object = entry.object();
+            if (token != null && key(object).compareTo(token.lastKey()) <= 0) {
                 continue;
             }
-            if (!labels.matches(Json.stringMap(object, "metadata", "labels")) || !fields.matches(type, object)) {
+            if (!labels.isEverything() && !labels.matches(Json.stringMap(object, "metadata", "labels"))
+                    || !fields.matches(type, object)) {
                 continue;
             }
             if (limit != null && limit > 0 && items.size() >= limit) {
                 remaining++;
                 continue;
             }
-            items.add(object);
-            lastKey = key;
+            items.add(entry);
         }
-        String next = remaining > 0 ? new ContinueToken(resourceVersion, lastKey).encode() : null;
+        String next = remaining > 0
+                ? new ContinueToken(resourceVersion, key(items.get(items.size() - 1).object())).encode() : null;
         return new Page(items, resourceVersion, next, remaining);
     }
 
-    /** @return the page as the kind's list, or as a Table when the client asked for one */
-    ObjectNode render(Call call, Page page) {
+    /**
+     * Answers the page as a Table when the client asked for one, else as the kind's list, assembled from the items'
+     * shared JSON when they are served in the storage version.
+     */
+    void respond(Call call, Page page) {
+        HttpServerResponse response = call.request().response();
         ResourceType type = call.type();
         String version = call.info().version();
+        Tables.Format table = Tables.requested(call);
+        if (table != null) {
+            Responses.json(response, 200, tables.table(table, type, version, page.items(), listMetadata(page)));
+            return;
+        }
+        boolean storageVersion = version.equals(type.storageVersion());
+        List<byte[]> items = new ArrayList<>(page.entries().size());
+        for (StoredObject entry : page.entries()) {
+            items.add(storageVersion ? entry.json() : Json.bytes(kinds.fromStorage(type, entry.object(), version)));
+        }
+        ObjectNode head = Json.object();
+        head.put("kind", type.listKind());
+        head.put("apiVersion", type.apiVersion(version));
+        head.set("metadata", listMetadata(page));
+        Responses.buffer(response, 200, StoredJson.list(head, items));
+    }
+
+    private static ObjectNode listMetadata(Page page) {
         ObjectNode metadata = Json.object();
         metadata.put("resourceVersion", Long.toString(page.resourceVersion()));
         if (page.continueToken() != null) {
             metadata.put("continue", page.continueToken());
             metadata.put("remainingItemCount", page.remaining());
         }
-        Tables.Format table = Tables.requested(call);
-        if (table != null) {
-            return tables.table(table, type, version, page.items(), metadata);
-        }
-        ObjectNode list = Json.object();
-        list.put("kind", type.listKind());
-        list.put("apiVersion", type.apiVersion(version));
-        list.set("metadata", metadata);
-        ArrayNode items = list.putArray("items");
-        for (ObjectNode object : page.items()) {
-            items.add(kinds.fromStorage(type, object, version));
-        }
-        return list;
+        return metadata;
     }
 
     private static String key(ObjectNode object) {

@@ -1,7 +1,6 @@
 package io.kdra.apiserver.http;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -17,7 +16,7 @@ record RequestInfo(String group, String version, String namespace, String resour
 
     /** @return the parsed request, or null when the path is not a resource path (discovery, health ...) */
     static RequestInfo parse(String path) {
-        List<String> parts = new ArrayList<>(Arrays.asList(path.replaceAll("^/+|/+$", "").split("/+")));
+        List<String> parts = segments(path);
         String group;
         if (parts.size() >= 3 && parts.get(0).equals("api")) {
             group = "";
@@ -52,5 +51,20 @@ record RequestInfo(String group, String version, String namespace, String resour
         String name = parts.size() > 1 ? parts.get(1) : null;
         String subresource = parts.size() > 2 ? parts.get(2) : null;
         return new RequestInfo(group, version, namespace, resource, name, subresource, watch);
+    }
+
+    /** @return the path's non-empty segments: repeated, leading and trailing slashes delimit nothing */
+    private static List<String> segments(String path) {
+        List<String> segments = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i <= path.length(); i++) {
+            if (i == path.length() || path.charAt(i) == '/') {
+                if (i > start) {
+                    segments.add(path.substring(start, i));
+                }
+                start = i + 1;
+            }
+        }
+        return segments;
     }
 }

@@ -9,6 +9,7 @@ import io.kdra.apiserver.registry.Deletion;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.registry.WriteContext;
+import io.kdra.apiserver.storage.StoredObject;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.List;
@@ -52,7 +53,7 @@ final class ResourceEndpoint {
             if (method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"))) {
                 watches.start(call, WatchSink.http(startStream(call.request().response())));
             } else if (method == HttpMethod.GET) {
-                Responses.json(call.request().response(), 200, lists.render(call, lists.select(call)));
+                lists.respond(call, lists.select(call));
             } else if (method == HttpMethod.POST) {
                 create(call);
             } else if (method == HttpMethod.DELETE) {
@@ -66,13 +67,15 @@ final class ResourceEndpoint {
             throw ApiException.badRequest("watching a single object needs a fieldSelector on metadata.name");
         }
         if (method == HttpMethod.GET) {
-            ObjectNode stored = registry.get(call.type(), call.namespace(), info.name());
+            StoredObject stored = registry.getStored(call.type(), call.namespace(), info.name());
             Tables.Format table = Tables.requested(call);
-            if (table == null) {
-                respond(call, 200, stored, List.of());
-            } else {
+            if (table != null) {
                 Responses.json(call.request().response(), 200,
-                        tables.table(table, call.type(), info.version(), stored));
+                        tables.table(table, call.type(), info.version(), stored.object()));
+            } else if (info.version().equals(call.type().storageVersion())) {
+                Responses.bytes(call.request().response(), 200, stored.json());
+            } else {
+                respond(call, 200, stored.object(), List.of());
             }
         } else if (method == HttpMethod.PUT) {
             update(call, false);
@@ -165,7 +168,22 @@ final class ResourceEndpoint {
         for (String warning : warnings) {
             response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
         }
-        Responses.json(response, code, kinds.fromStorage(call.type(), stored, call.info().version()));
+        ResourceType type = call.type();
+        if (call.info().version().equals(type.storageVersion())) {
+            Responses.bytes(response, code, json(type, stored));
+        } else {
+            Responses.json(response, code, kinds.fromStorage(type, stored, call.info().version()));
+        }
+    }
+
+    /**
+     * @return the object's JSON; for the object a write just committed, the bytes its store entry shares, so that
+     *     the watchers reuse what the writer's answer serialised
+     */
+    private byte[] json(ResourceType type, ObjectNode object) {
+        StoredObject entry = registry.store().getStored(type.storageKey(),
+                type.namespaced() ? Meta.namespace(object) : null, Meta.name(object));
+        return entry != null && entry.object() == object ? entry.json() : Json.bytes(object);
     }
 
     BodyDecoder.Decoded decode(Call call) {

@@ -18,10 +18,14 @@ final class Responses {
     }
 
     static void bytes(HttpServerResponse response, int code, byte[] body) {
+        buffer(response, code, Buffer.buffer(body));
+    }
+
+    static void buffer(HttpServerResponse response, int code, Buffer body) {
         if (response.ended() || response.closed()) {
             return;
         }
-        response.setStatusCode(code).putHeader("Content-Type", JSON).end(Buffer.buffer(body));
+        response.setStatusCode(code).putHeader("Content-Type", JSON).end(body);
     }
 
     static void error(HttpServerResponse response, ApiException error) {

@@ -3,11 +3,13 @@ package io.kdra.apiserver.http;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.ServerWebSocket;
+import java.util.List;
 
 /** Where a watch writes its events: a chunked HTTP response or a WebSocket, both with back-pressure. */
 interface WatchSink {
 
-    void write(byte[] event);
+    /** Writes events, in order; several at once cost one write on the connection where the protocol allows. */
+    void write(List<byte[]> events);
 
     boolean writeQueueFull();
 
@@ -17,12 +19,22 @@ interface WatchSink {
 
     void end();
 
-    /** One JSON event per chunk, each followed by a newline, as kube-apiserver streams watches. */
+    /**
+     * JSON events each followed by a newline, as kube-apiserver streams watches; events queued together share a chunk
+     * (clients split the stream at the newlines, not at chunk boundaries).
+     */
     static WatchSink http(HttpServerResponse response) {
         return new WatchSink() {
             @Override
-            public void write(byte[] event) {
-                Buffer buffer = Buffer.buffer(event.length + 1).appendBytes(event).appendByte((byte) '\n');
+            public void write(List<byte[]> events) {
+                int size = 0;
+                for (byte[] event : events) {
+                    size += event.length + 1;
+                }
+                Buffer buffer = Buffer.buffer(size);
+                for (byte[] event : events) {
+                    buffer.appendBytes(event).appendByte((byte) '\n');
+                }
                 response.write(buffer);
             }
 
@@ -54,8 +66,10 @@ interface WatchSink {
     static WatchSink webSocket(ServerWebSocket socket) {
         return new WatchSink() {
             @Override
-            public void write(byte[] event) {
-                socket.writeTextMessage(new String(event, java.nio.charset.StandardCharsets.UTF_8));
+            public void write(List<byte[]> events) {
+                for (byte[] event : events) {
+                    socket.writeTextMessage(new String(event, java.nio.charset.StandardCharsets.UTF_8));
+                }
             }
 
             @Override

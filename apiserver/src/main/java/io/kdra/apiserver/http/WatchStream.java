@@ -11,6 +11,7 @@ import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.apiserver.storage.WatchSubscriber;
 import io.vertx.core.Context;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,8 @@ final class WatchStream implements WatchSubscriber {
 
     private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
     static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+    /** Events written at once when a watcher has several queued: one socket write for them, not one each. */
+    private static final int MAX_BATCH = 256;
 
     /** What the client asked for. */
     record Request(ResourceType type, String version, String namespace, LabelSelector labels, FieldSelector fields,
@@ -104,7 +107,7 @@ final class WatchStream implements WatchSubscriber {
         event.put("type", "ERROR");
         event.set("object", error.status());
         context.runOnContext(v -> {
-            sink.write(Json.bytes(event));
+            sink.write(List.of(Json.bytes(event)));
             end();
         });
     }
@@ -129,21 +132,17 @@ final class WatchStream implements WatchSubscriber {
         }
         boolean before = event.previous() != null && matches(event.previous());
         if (event.type() == WatchEvent.Type.ADDED || !before) {
-            return now ? withType(event, WatchEvent.Type.ADDED) : null;
+            return now ? event.withType(WatchEvent.Type.ADDED) : null;
         }
-        return now ? event : withType(event, WatchEvent.Type.DELETED);
-    }
-
-    private static WatchEvent withType(WatchEvent event, WatchEvent.Type type) {
-        return type == event.type() ? event
-                : new WatchEvent(type, event.storageKey(), event.object(), event.previous(), event.resourceVersion());
+        return now ? event : event.withType(WatchEvent.Type.DELETED);
     }
 
     private boolean matches(ObjectNode object) {
         if (request.namespace() != null && !request.namespace().equals(Meta.namespace(object))) {
             return false;
         }
-        return request.labels().matches(Json.stringMap(object, "metadata", "labels"))
+        LabelSelector labels = request.labels();
+        return (labels.isEverything() || labels.matches(Json.stringMap(object, "metadata", "labels")))
                 && request.fields().matches(request.type(), object);
     }
 
@@ -159,7 +158,7 @@ final class WatchStream implements WatchSubscriber {
 
     private void drain() {
         while (true) {
-            WatchEvent event;
+            List<WatchEvent> batch;
             synchronized (queue) {
                 if (overflowed) {
                     drainScheduled = false;
@@ -173,17 +172,28 @@ final class WatchStream implements WatchSubscriber {
                     }
                     return;
                 }
-                event = queue.poll();
-                if (event == null) {
+                if (queue.isEmpty()) {
                     drainScheduled = false;
                     return;
                 }
+                batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
+                while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
+                    batch.add(queue.poll());
+                }
             }
-            sink.write(serialize(event));
+            List<byte[]> lines = new ArrayList<>(batch.size());
+            for (WatchEvent event : batch) {
+                lines.add(serialize(event));
+            }
+            sink.write(lines);
         }
     }
 
     private byte[] serialize(WatchEvent event) {
+        boolean plainObject = event.type() != WatchEvent.Type.BOOKMARK && request.table() == null;
+        if (plainObject && request.version().equals(request.type().storageVersion())) {
+            return StoredJson.event(event.type().name(), event.stored());
+        }
         ObjectNode line = Json.object();
         line.put("type", event.type().name());
         if (event.type() == WatchEvent.Type.BOOKMARK) {

@@ -10,6 +10,7 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.storage.Store.Change;
+import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.validation.FieldError;
 import io.kdra.apiserver.validation.ObjectMetaValidation;
 import io.kdra.apiserver.validation.ObjectValidator;
@@ -65,11 +66,16 @@ public final class Registry {
     }
 
     public ObjectNode get(ResourceType type, String namespace, String name) {
-        ObjectNode object = store.get(type.storageKey(), namespace, name);
-        if (object == null) {
+        return getStored(type, namespace, name).object();
+    }
+
+    /** @return the object with its shared JSON */
+    public StoredObject getStored(ResourceType type, String namespace, String name) {
+        StoredObject stored = store.getStored(type.storageKey(), namespace, name);
+        if (stored == null) {
             throw ApiException.notFound(type, name);
         }
-        return object;
+        return stored;
     }
 
     public Store.Snapshot list(ResourceType type, String namespace) {

@@ -19,7 +19,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class Store {
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, ConcurrentSkipListMap<String, ObjectNode>> tables = new ConcurrentHashMap<>();
+    private final Map<String, ConcurrentSkipListMap<String, StoredObject>> tables = new ConcurrentHashMap<>();
     private final Map<String, List<WatchSubscriber>> subscribers = new ConcurrentHashMap<>();
     private final List<java.util.function.Consumer<WatchEvent>> listeners = new CopyOnWriteArrayList<>();
     private final EventLog history;
@@ -57,8 +57,18 @@ public final class Store {
         }
     }
 
-    /** A consistent list: the items and the resourceVersion they are current at. */
-    public record Snapshot(List<ObjectNode> items, long resourceVersion) {}
+    /** A consistent list: the entries and the resourceVersion they are current at. */
+    public record Snapshot(List<StoredObject> entries, long resourceVersion) {
+
+        /** @return the objects of the entries */
+        public List<ObjectNode> items() {
+            List<ObjectNode> items = new ArrayList<>(entries.size());
+            for (StoredObject entry : entries) {
+                items.add(entry.object());
+            }
+            return items;
+        }
+    }
 
     /**
      * Registers a callback for every committed change of every resource, called in commit order under the write
@@ -73,16 +83,22 @@ public final class Store {
     }
 
     public ObjectNode get(String storageKey, String namespace, String name) {
-        NavigableMap<String, ObjectNode> table = tables.get(storageKey);
+        StoredObject stored = getStored(storageKey, namespace, name);
+        return stored == null ? null : stored.object();
+    }
+
+    /** @return the object with its shared JSON, or null when absent */
+    public StoredObject getStored(String storageKey, String namespace, String name) {
+        NavigableMap<String, StoredObject> table = tables.get(storageKey);
         return table == null ? null : table.get(key(namespace, name));
     }
 
     /** @param namespace null for all namespaces */
     public Snapshot list(String storageKey, String namespace) {
-        NavigableMap<String, ObjectNode> table = table(storageKey);
+        NavigableMap<String, StoredObject> table = table(storageKey);
         lock.lock();
         try {
-            NavigableMap<String, ObjectNode> range =
+            NavigableMap<String, StoredObject> range =
                     namespace == null ? table : table.subMap(namespace + "/", true, namespace + "0", false);
             return new Snapshot(new ArrayList<>(range.values()), resourceVersion);
         } finally {
@@ -92,7 +108,7 @@ public final class Store {
 
     /** @return how many objects the resource has in the namespace (null: in all namespaces) */
     public int count(String storageKey, String namespace) {
-        NavigableMap<String, ObjectNode> table = table(storageKey);
+        NavigableMap<String, StoredObject> table = table(storageKey);
         return namespace == null ? table.size() : table.subMap(namespace + "/", true, namespace + "0", false).size();
     }
 
@@ -104,10 +120,11 @@ public final class Store {
      */
     public ObjectNode write(String storageKey, String namespace, String name, boolean dryRun, Mutation mutation) {
         String key = key(namespace, name);
-        NavigableMap<String, ObjectNode> table = table(storageKey);
+        NavigableMap<String, StoredObject> table = table(storageKey);
         lock.lock();
         try {
-            ObjectNode current = table.get(key);
+            StoredObject currentEntry = table.get(key);
+            ObjectNode current = currentEntry == null ? null : currentEntry.object();
             Change change = mutation.apply(current);
             if (change.kind() == Change.Kind.NONE || dryRun) {
                 return change.object();
@@ -115,14 +132,15 @@ public final class Store {
             long next = resourceVersion + 1;
             ObjectNode object = change.object();
             Json.metadata(object).put("resourceVersion", Long.toString(next));
+            StoredObject stored = new StoredObject(object);
             WatchEvent event;
             if (change.kind() == Change.Kind.PUT) {
-                table.put(key, object);
+                table.put(key, stored);
                 event = new WatchEvent(current == null ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED, storageKey,
-                        object, current, next);
+                        stored, current, next);
             } else {
                 table.remove(key);
-                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, object, current, next);
+                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, stored, current, next);
             }
             resourceVersion = next;
             history.append(event);
@@ -141,13 +159,13 @@ public final class Store {
      * event per current object; otherwise with the history after that version (410 Gone when it is compacted).
      */
     public void watch(String storageKey, Long fromResourceVersion, WatchSubscriber subscriber) {
-        NavigableMap<String, ObjectNode> table = table(storageKey);
+        NavigableMap<String, StoredObject> table = table(storageKey);
         lock.lock();
         try {
             List<WatchEvent> initial;
             if (fromResourceVersion == null) {
                 initial = new ArrayList<>(table.size());
-                for (ObjectNode object : table.values()) {
+                for (StoredObject object : table.values()) {
                     initial.add(new WatchEvent(WatchEvent.Type.ADDED, storageKey, object, null, resourceVersion));
                 }
             } else {
@@ -171,7 +189,9 @@ public final class Store {
     public void bookmark(String storageKey, WatchSubscriber subscriber) {
         lock.lock();
         try {
-            if (!subscriber.offer(new WatchEvent(WatchEvent.Type.BOOKMARK, storageKey, null, null, resourceVersion))) {
+            WatchEvent bookmark =
+                    new WatchEvent(WatchEvent.Type.BOOKMARK, storageKey, (StoredObject) null, null, resourceVersion);
+            if (!subscriber.offer(bookmark)) {
                 unwatch(storageKey, subscriber);
             }
         } finally {
@@ -191,7 +211,7 @@ public final class Store {
         }
     }
 
-    private NavigableMap<String, ObjectNode> table(String storageKey) {
+    private NavigableMap<String, StoredObject> table(String storageKey) {
         return tables.computeIfAbsent(storageKey, k -> new ConcurrentSkipListMap<>());
     }
 

@@ -1,6 +1,7 @@
 package io.kdra.bench.apiserver;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -20,6 +21,8 @@ public class ListPodsBenchmark {
     private static final int PODS = 10_000;
 
     private RunningServer server;
+    private final CpuMeter cpu = new CpuMeter();
+    private final AtomicLong lists = new AtomicLong();
 
     @Setup(Level.Trial)
     public void start() {
@@ -29,9 +32,21 @@ public class ListPodsBenchmark {
         }
     }
 
+    @Setup(Level.Iteration)
+    public void markIterationStart() {
+        cpu.start(lists.get());
+    }
+
     @Benchmark
     public int list() {
-        return server.send("GET", "/api/v1/namespaces/default/pods", null).body().length();
+        int length = server.send("GET", "/api/v1/namespaces/default/pods", null).body().length;
+        lists.incrementAndGet();
+        return length;
+    }
+
+    @TearDown(Level.Iteration)
+    public void reportCpu() {
+        cpu.report(lists.get(), "list");
     }
 
     @TearDown(Level.Trial)

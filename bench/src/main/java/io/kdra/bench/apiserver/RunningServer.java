@@ -2,39 +2,33 @@ package io.kdra.bench.apiserver;
 
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.ApiServerConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A started API server and an HTTP client holding its admin token, for the benchmarks. */
+/** A started API server and keep-alive HTTP/1.1 connections holding its admin token, one per calling thread. */
 final class RunningServer implements AutoCloseable {
 
     final ApiServer server = ApiServer.builder().config(ApiServerConfig.defaults()).build().start();
-    final HttpClient http = HttpClient.newHttpClient();
+    private final List<HttpConnection> connections = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<HttpConnection> connection = ThreadLocal.withInitial(this::connect);
 
-    HttpResponse<String> send(String method, String path, String body) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(server.url() + path))
-                .header("Authorization", "Bearer " + server.adminToken())
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() >= 300) {
-                throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": "
-                        + response.body());
-            }
-            return response;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+    /** @return a new connection, closed with the server */
+    HttpConnection connect() {
+        URI url = URI.create(server.url());
+        HttpConnection opened = new HttpConnection(url.getHost(), url.getPort(), server.adminToken());
+        connections.add(opened);
+        return opened;
+    }
+
+    /** Sends on the calling thread's connection. */
+    HttpConnection.Response send(String method, String path, String body) {
+        HttpConnection.Response response = connection.get().send(method, path, body);
+        if (response.status() >= 300) {
+            throw new IllegalStateException(method + " " + path + " answered " + response.status() + ": "
+                    + response.text());
         }
+        return response;
     }
 
     static String configMap(String name) {
@@ -51,6 +45,7 @@ final class RunningServer implements AutoCloseable {
 
     @Override
     public void close() {
+        connections.forEach(HttpConnection::close);
         server.close();
     }
 }

@@ -1,0 +1,52 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.storage.StoredObject;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Answers assembled from the objects' shared JSON bytes rather than re-serialised trees. The output is byte for
+ * byte what serialising the equivalent tree gives.
+ */
+final class StoredJson {
+
+    private static final byte[] ITEMS = ",\"items\":[".getBytes(StandardCharsets.UTF_8);
+
+    private StoredJson() {}
+
+    /** @return {@code {"type":"<type>","object":<object>}} */
+    static byte[] event(String type, StoredObject stored) {
+        byte[] prefix = ("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8);
+        byte[] object = stored.json();
+        byte[] line = new byte[prefix.length + object.length + 1];
+        System.arraycopy(prefix, 0, line, 0, prefix.length);
+        System.arraycopy(object, 0, line, prefix.length, object.length);
+        line[line.length - 1] = '}';
+        return line;
+    }
+
+    /**
+     * @param head the list without its items (kind, apiVersion, metadata)
+     * @param items the items' JSON, in order
+     * @return the head with an {@code items} array appended as its last field
+     */
+    static Buffer list(ObjectNode head, List<byte[]> items) {
+        byte[] headBytes = Json.bytes(head);
+        int size = headBytes.length + ITEMS.length + items.size() + 2;
+        for (byte[] item : items) {
+            size += item.length;
+        }
+        Buffer buffer = Buffer.buffer(size);
+        buffer.appendBytes(headBytes, 0, headBytes.length - 1).appendBytes(ITEMS);
+        for (int i = 0; i < items.size(); i++) {
+            if (i > 0) {
+                buffer.appendByte((byte) ',');
+            }
+            buffer.appendBytes(items.get(i));
+        }
+        return buffer.appendBytes(new byte[] {']', '}'});
+    }
+}

@@ -1,6 +1,7 @@
 package io.kdra.allocator.cel;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
@@ -28,7 +29,7 @@ final class GoFloats {
         if (value == 0) {
             return sign + "0";
         }
-        BigDecimal digits = new BigDecimal(Double.toString(Math.abs(value))).stripTrailingZeros();
+        BigDecimal digits = shortestDigits(Math.abs(value));
         String mantissa = digits.unscaledValue().toString();
         int exponent = mantissa.length() - digits.scale() - 1;
         if (exponent < -4 || exponent >= 6) {
@@ -37,6 +38,39 @@ final class GoFloats {
                     + twoDigits(Math.abs(exponent));
         }
         return sign + digits.toPlainString();
+    }
+
+    /** {@code strconv.FormatFloat(value, 'f', -1, 64)}: shortest digits, never an exponent. */
+    static String shortestPlain(double value) {
+        if (Double.isNaN(value)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(value)) {
+            return value > 0 ? "+Inf" : "-Inf";
+        }
+        String sign = isNegative(value) ? "-" : "";
+        return value == 0 ? sign + "0" : sign + shortestDigits(Math.abs(value)).toPlainString();
+    }
+
+    /**
+     * The fewest significant digits that read back as {@code positive}, the nearer candidate when both neighbours do,
+     * as Go's shortest formatting picks them. Not {@link Double#toString}: before Java 19 it sometimes prints more
+     * digits than needed ({@code 1e23} as {@code 9.999999999999999E22}).
+     */
+    private static BigDecimal shortestDigits(double positive) {
+        BigDecimal exact = new BigDecimal(positive);
+        for (int precision = 1; ; precision++) {
+            BigDecimal down = exact.round(new MathContext(precision, RoundingMode.FLOOR));
+            BigDecimal up = exact.round(new MathContext(precision, RoundingMode.CEILING));
+            boolean downReadsBack = down.doubleValue() == positive;
+            boolean upReadsBack = up.doubleValue() == positive;
+            if (downReadsBack && upReadsBack) {
+                return exact.round(new MathContext(precision, RoundingMode.HALF_EVEN)).stripTrailingZeros();
+            }
+            if (downReadsBack || upReadsBack) {
+                return (downReadsBack ? down : up).stripTrailingZeros();
+            }
+        }
     }
 
     /** Go's {@code %.<precision>f}. */

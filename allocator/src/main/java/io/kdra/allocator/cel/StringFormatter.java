@@ -4,7 +4,6 @@ import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.types.TypeType;
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -242,9 +241,7 @@ final class StringFormatter {
 
     /** cel-go's duration to string: seconds as a float64 printed with the shortest digits, then {@code s}. */
     private static String duration(Duration duration) {
-        double seconds = duration.getSeconds() + duration.getNano() / 1e9;
-        BigDecimal shortest = new BigDecimal(Double.toString(seconds)).stripTrailingZeros();
-        return (shortest.signum() == 0 ? "0" : shortest.toPlainString()) + "s";
+        return GoFloats.shortestPlain(duration.getSeconds() + duration.getNano() / 1e9) + "s";
     }
 
     private static String decimal(Object arg) {

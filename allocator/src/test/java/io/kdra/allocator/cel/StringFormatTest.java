@@ -38,6 +38,7 @@ class StringFormatTest {
         "'%d'.format([uint(64)])                           | 64",
         "'%s %s'.format([true, false])                     | true false",
         "'%s'.format([2.71]) + ' ' + '%s'.format([0.000000002]) + ' ' + '%s'.format([1e6]) | 2.71 2e-09 1e+06",
+        "'%s'.format([1e23]) + ' ' + '%s'.format([duration('100000000s')]) | 1e+23 100000000s",
         "'%s'.format([double('NaN')]) + '%s'.format([double('Infinity')]) | NaN+Inf",
         "'%s'.format([999999999999])                       | 999999999999",
         "'null: %s'.format([null])                         | null: null",

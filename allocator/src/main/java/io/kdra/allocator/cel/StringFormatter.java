@@ -222,7 +222,7 @@ final class StringFormatter {
             }
             entries.add(new String[] {literal(key), literal(entry.getValue())});
         }
-        entries.sort((a, b) -> GoQuote.compareBytes(a[0], b[0]));
+        entries.sort((a, b) -> ListsLibrary.compareCodePoints(a[0], b[0]));
         List<String> pairs = new ArrayList<>();
         for (String[] entry : entries) {
             pairs.add(entry[0] + ":" + entry[1]);

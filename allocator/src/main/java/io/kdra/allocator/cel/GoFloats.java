@@ -19,37 +19,31 @@ final class GoFloats {
 
     /** {@code strconv.FormatFloat(value, 'g', -1, 64)}: shortest digits, exponent form below 1e-4 and from 1e6. */
     static String shortest(double value) {
-        if (Double.isNaN(value)) {
-            return "NaN";
-        }
-        if (Double.isInfinite(value)) {
-            return value > 0 ? "+Inf" : "-Inf";
+        return shortest(value, false);
+    }
+
+    /** {@code strconv.FormatFloat(value, 'f', -1, 64)}: shortest digits, never an exponent. */
+    static String shortestPlain(double value) {
+        return shortest(value, true);
+    }
+
+    private static String shortest(double value, boolean plain) {
+        String nonFinite = nonFinite(value);
+        if (nonFinite != null) {
+            return nonFinite;
         }
         String sign = isNegative(value) ? "-" : "";
         if (value == 0) {
             return sign + "0";
         }
         BigDecimal digits = shortestDigits(Math.abs(value));
+        int exponent = digits.precision() - digits.scale() - 1;
+        if (plain || exponent >= -4 && exponent < 6) {
+            return sign + digits.toPlainString();
+        }
         String mantissa = digits.unscaledValue().toString();
-        int exponent = mantissa.length() - digits.scale() - 1;
-        if (exponent < -4 || exponent >= 6) {
-            String fraction = mantissa.length() > 1 ? "." + mantissa.substring(1) : "";
-            return sign + mantissa.charAt(0) + fraction + "e" + (exponent < 0 ? "-" : "+")
-                    + twoDigits(Math.abs(exponent));
-        }
-        return sign + digits.toPlainString();
-    }
-
-    /** {@code strconv.FormatFloat(value, 'f', -1, 64)}: shortest digits, never an exponent. */
-    static String shortestPlain(double value) {
-        if (Double.isNaN(value)) {
-            return "NaN";
-        }
-        if (Double.isInfinite(value)) {
-            return value > 0 ? "+Inf" : "-Inf";
-        }
-        String sign = isNegative(value) ? "-" : "";
-        return value == 0 ? sign + "0" : sign + shortestDigits(Math.abs(value)).toPlainString();
+        String fraction = mantissa.length() > 1 ? "." + mantissa.substring(1) : "";
+        return sign + mantissa.charAt(0) + fraction + "e" + (exponent < 0 ? "-" : "+") + twoDigits(Math.abs(exponent));
     }
 
     /**
@@ -75,13 +69,22 @@ final class GoFloats {
 
     /** Go's {@code %.<precision>f}. */
     static String fixed(double value, int precision) {
+        String nonFinite = nonFinite(value);
+        if (nonFinite != null) {
+            return nonFinite;
+        }
+        return (isNegative(value) ? "-" : "") + roundedAbs(value, precision).toPlainString();
+    }
+
+    /** Go's {@code strconv} text for NaN and the infinities; null for a finite value. */
+    private static String nonFinite(double value) {
         if (Double.isNaN(value)) {
             return "NaN";
         }
         if (Double.isInfinite(value)) {
             return value > 0 ? "+Inf" : "-Inf";
         }
-        return (isNegative(value) ? "-" : "") + roundedAbs(value, precision).toPlainString();
+        return null;
     }
 
     /**

@@ -68,16 +68,13 @@ final class StringFormatter {
         int i = start;
         Integer precision = null;
         if (template.charAt(i) == '.') {
-            i++;
-            int digitsStart = i;
-            while (true) {
-                if (i >= template.length()) {
-                    throw clauseError("error while parsing precision: could not find end of precision specifier");
-                }
-                if (!isAsciiDigit(template.charAt(i))) {
-                    break;
-                }
+            int digitsStart = i + 1;
+            i = digitsStart;
+            while (i < template.length() && isAsciiDigit(template.charAt(i))) {
                 i++;
+            }
+            if (i >= template.length()) {
+                throw clauseError("error while parsing precision: could not find end of precision specifier");
             }
             precision = parsePrecision(template.substring(digitsStart, i));
         }

@@ -33,7 +33,7 @@ record Cidr(IpAddress address, int bits) {
         } catch (NumberFormatException beyond64Bits) {
             throw error(text, badBits);
         }
-        if (bits < 0 || bits > parsed.address().bitLength()) {
+        if (bits > parsed.address().bitLength()) {
             throw error(text, "prefix length out of range");
         }
         return new Cidr(parsed.address(), (int) bits);

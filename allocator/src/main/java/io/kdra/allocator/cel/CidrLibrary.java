@@ -44,7 +44,8 @@ final class CidrLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     public void setRuntimeOptions(CelRuntimeBuilder runtime) {
         runtime.addFunctionBindings(
                 CelFunctionBinding.from("string_to_cidr", String.class, CidrLibrary::parse),
-                CelFunctionBinding.from("is_cidr", String.class, CidrLibrary::isCidr),
+                CelFunctionBinding.from("is_cidr", String.class,
+                        text -> LibraryFunctionException.accepts(CidrLibrary::parse, text)),
                 CelFunctionBinding.from("cidr_contains_ip_string", Cidr.class, String.class,
                         CidrLibrary::containsIpString),
                 CelFunctionBinding.from("cidr_contains_ip_ip", Cidr.class, IpAddress.class, Cidr::contains),
@@ -70,15 +71,6 @@ final class CidrLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                     PARSE_ERROR + "IPv4-mapped IPv6 address " + GoQuote.quote(text) + " is not allowed");
         }
         return cidr;
-    }
-
-    private static boolean isCidr(String text) {
-        try {
-            parse(text);
-            return true;
-        } catch (LibraryFunctionException invalid) {
-            return false;
-        }
     }
 
     /** Upstream drops the parse error here and reports the overload mismatch it causes instead. */

@@ -1,6 +1,7 @@
 package io.kdra.allocator.cel;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
@@ -18,36 +19,72 @@ final class GoFloats {
 
     /** {@code strconv.FormatFloat(value, 'g', -1, 64)}: shortest digits, exponent form below 1e-4 and from 1e6. */
     static String shortest(double value) {
-        if (Double.isNaN(value)) {
-            return "NaN";
-        }
-        if (Double.isInfinite(value)) {
-            return value > 0 ? "+Inf" : "-Inf";
+        return shortest(value, false);
+    }
+
+    /** {@code strconv.FormatFloat(value, 'f', -1, 64)}: shortest digits, never an exponent. */
+    static String shortestPlain(double value) {
+        return shortest(value, true);
+    }
+
+    private static String shortest(double value, boolean plain) {
+        String nonFinite = nonFinite(value);
+        if (nonFinite != null) {
+            return nonFinite;
         }
         String sign = isNegative(value) ? "-" : "";
         if (value == 0) {
             return sign + "0";
         }
-        BigDecimal digits = new BigDecimal(Double.toString(Math.abs(value))).stripTrailingZeros();
-        String mantissa = digits.unscaledValue().toString();
-        int exponent = mantissa.length() - digits.scale() - 1;
-        if (exponent < -4 || exponent >= 6) {
-            String fraction = mantissa.length() > 1 ? "." + mantissa.substring(1) : "";
-            return sign + mantissa.charAt(0) + fraction + "e" + (exponent < 0 ? "-" : "+")
-                    + twoDigits(Math.abs(exponent));
+        BigDecimal digits = shortestDigits(Math.abs(value));
+        int exponent = digits.precision() - digits.scale() - 1;
+        if (plain || exponent >= -4 && exponent < 6) {
+            return sign + digits.toPlainString();
         }
-        return sign + digits.toPlainString();
+        String mantissa = digits.unscaledValue().toString();
+        String fraction = mantissa.length() > 1 ? "." + mantissa.substring(1) : "";
+        return sign + mantissa.charAt(0) + fraction + "e" + (exponent < 0 ? "-" : "+") + twoDigits(Math.abs(exponent));
+    }
+
+    /**
+     * The fewest significant digits that read back as {@code positive}, the nearer candidate when both neighbours do,
+     * as Go's shortest formatting picks them. Not {@link Double#toString}: before Java 19 it sometimes prints more
+     * digits than needed ({@code 1e23} as {@code 9.999999999999999E22}).
+     */
+    private static BigDecimal shortestDigits(double positive) {
+        BigDecimal exact = new BigDecimal(positive);
+        for (int precision = 1; ; precision++) {
+            BigDecimal down = exact.round(new MathContext(precision, RoundingMode.FLOOR));
+            BigDecimal up = exact.round(new MathContext(precision, RoundingMode.CEILING));
+            boolean downReadsBack = down.doubleValue() == positive;
+            boolean upReadsBack = up.doubleValue() == positive;
+            if (downReadsBack && upReadsBack) {
+                return exact.round(new MathContext(precision, RoundingMode.HALF_EVEN)).stripTrailingZeros();
+            }
+            if (downReadsBack || upReadsBack) {
+                return (downReadsBack ? down : up).stripTrailingZeros();
+            }
+        }
     }
 
     /** Go's {@code %.<precision>f}. */
     static String fixed(double value, int precision) {
+        String nonFinite = nonFinite(value);
+        if (nonFinite != null) {
+            return nonFinite;
+        }
+        return (isNegative(value) ? "-" : "") + roundedAbs(value, precision).toPlainString();
+    }
+
+    /** Go's {@code strconv} text for NaN and the infinities; null for a finite value. */
+    private static String nonFinite(double value) {
         if (Double.isNaN(value)) {
             return "NaN";
         }
         if (Double.isInfinite(value)) {
             return value > 0 ? "+Inf" : "-Inf";
         }
-        return (isNegative(value) ? "-" : "") + roundedAbs(value, precision).toPlainString();
+        return null;
     }
 
     /**

@@ -1,10 +1,8 @@
 package io.kdra.allocator.cel;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 
-/** Go's {@code strconv.Quote} and Go's byte-wise string ordering. */
+/** Go's {@code strconv.Quote}. */
 final class GoQuote {
 
     private GoQuote() {
@@ -54,12 +52,5 @@ final class GoQuote {
                     Character.PARAGRAPH_SEPARATOR -> false;
             default -> true;
         };
-    }
-
-    /** Go compares strings by their UTF-8 bytes, which is code point order. */
-    static int compareBytes(String a, String b) {
-        byte[] x = a.getBytes(StandardCharsets.UTF_8);
-        byte[] y = b.getBytes(StandardCharsets.UTF_8);
-        return Arrays.compareUnsigned(x, y);
     }
 }

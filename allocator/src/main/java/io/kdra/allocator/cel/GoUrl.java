@@ -2,6 +2,7 @@ package io.kdra.allocator.cel;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,7 @@ final class GoUrl {
     private enum Encoding { PATH, HOST, ZONE, USER_PASSWORD, QUERY_COMPONENT, FRAGMENT }
 
     private static final int MAX_QUERY_PARAMETERS = 10_000;
+    private static final HexFormat UPPER_CASE_HEX = HexFormat.of().withUpperCase();
 
     /** Go's {@code url.Error} for operation {@code parse}. */
     static final class ParseException extends IllegalArgumentException {
@@ -73,7 +75,7 @@ final class GoUrl {
             try {
                 String encoded = url.substring(hash + 1);
                 parsed.fragment = unescape(encoded, Encoding.FRAGMENT);
-                parsed.rawFragment = escape(parsed.fragment, Encoding.FRAGMENT).equals(encoded) ? "" : encoded;
+                parsed.rawFragment = rawUnlessDefault(encoded, parsed.fragment, Encoding.FRAGMENT);
             } catch (Invalid invalid) {
                 throw new ParseException(url, invalid.getMessage());
             }
@@ -135,7 +137,7 @@ final class GoUrl {
             url.parseAuthority(authority);
         }
         url.path = unescape(rest, Encoding.PATH);
-        url.rawPath = escape(url.path, Encoding.PATH).equals(rest) ? "" : rest;
+        url.rawPath = rawUnlessDefault(rest, url.path, Encoding.PATH);
         return url;
     }
 
@@ -304,8 +306,7 @@ final class GoUrl {
             if (c == ' ' && mode == Encoding.QUERY_COMPONENT) {
                 out.append('+');
             } else if (shouldEscape(c, mode)) {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+                out.append('%').append(UPPER_CASE_HEX.toHexDigits((byte) c));
             } else {
                 out.append(c);
             }
@@ -367,16 +368,36 @@ final class GoUrl {
     }
 
     private String escapedPathBytes() {
-        if (!rawPath.isEmpty() && isValidEncoded(rawPath, Encoding.PATH)) {
-            try {
-                if (unescape(rawPath, Encoding.PATH).equals(path)) {
-                    return rawPath;
-                }
-            } catch (Invalid notAnEscaping) {
-                // fall through to Go's own escaping
-            }
+        String original = originalEscaping(rawPath, path, Encoding.PATH);
+        if (original != null) {
+            return original;
         }
         return path.equals("*") ? "*" : escape(path, Encoding.PATH);
+    }
+
+    private String escapedFragment() {
+        String original = originalEscaping(rawFragment, fragment, Encoding.FRAGMENT);
+        return original != null ? original : escape(fragment, Encoding.FRAGMENT);
+    }
+
+    /** Go's {@code setPath}/{@code setFragment}: the raw text is kept only when Go's own escaping would differ. */
+    private static String rawUnlessDefault(String raw, String decoded, Encoding mode) {
+        return escape(decoded, mode).equals(raw) ? "" : raw;
+    }
+
+    /**
+     * Go's {@code EscapedPath}/{@code EscapedFragment} preference: the kept raw text when it is a valid escaping of
+     * {@code decoded}, else null.
+     */
+    private static String originalEscaping(String raw, String decoded, Encoding mode) {
+        if (raw.isEmpty() || !isValidEncoded(raw, mode)) {
+            return null;
+        }
+        try {
+            return unescape(raw, mode).equals(decoded) ? raw : null;
+        } catch (Invalid notAnEscaping) {
+            return null;
+        }
     }
 
     /**
@@ -447,19 +468,6 @@ final class GoUrl {
             out.append('#').append(escapedFragment());
         }
         return text(out.toString());
-    }
-
-    private String escapedFragment() {
-        if (!rawFragment.isEmpty() && isValidEncoded(rawFragment, Encoding.FRAGMENT)) {
-            try {
-                if (unescape(rawFragment, Encoding.FRAGMENT).equals(fragment)) {
-                    return rawFragment;
-                }
-            } catch (Invalid notAnEscaping) {
-                // fall through to Go's own escaping
-            }
-        }
-        return escape(fragment, Encoding.FRAGMENT);
     }
 
     @Override

@@ -46,7 +46,8 @@ final class IpLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     public void setRuntimeOptions(CelRuntimeBuilder runtime) {
         runtime.addFunctionBindings(
                 CelFunctionBinding.from("string_to_ip", String.class, IpLibrary::parse),
-                CelFunctionBinding.from("is_ip", String.class, IpLibrary::isIp),
+                CelFunctionBinding.from("is_ip", String.class,
+                        text -> LibraryFunctionException.accepts(IpLibrary::parse, text)),
                 CelFunctionBinding.from("ip_is_canonical", String.class, text -> parse(text).toString().equals(text)),
                 CelFunctionBinding.from("ip_family", IpAddress.class, IpAddress::family),
                 predicate("ip_is_unspecified", IpAddress::isUnspecified),
@@ -79,14 +80,5 @@ final class IpLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
                     "IPv4-mapped IPv6 address " + GoQuote.quote(text) + " is not allowed");
         }
         return parsed.address();
-    }
-
-    private static boolean isIp(String text) {
-        try {
-            parse(text);
-            return true;
-        } catch (LibraryFunctionException invalid) {
-            return false;
-        }
     }
 }

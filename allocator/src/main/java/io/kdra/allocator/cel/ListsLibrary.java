@@ -169,7 +169,8 @@ final class ListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
         return element;
     }
 
-    private static int compareCodePoints(String a, String b) {
+    /** Go's string order: by UTF-8 bytes, which is code point order (not Java's UTF-16 order). */
+    static int compareCodePoints(String a, String b) {
         int i = 0;
         int j = 0;
         while (i < a.length() && j < b.length()) {

@@ -50,7 +50,8 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     public void setRuntimeOptions(CelRuntimeBuilder runtime) {
         runtime.addFunctionBindings(
                 CelFunctionBinding.from("string_to_quantity", String.class, QuantityLibrary::parse),
-                CelFunctionBinding.from("is_quantity_string", String.class, QuantityLibrary::isQuantity),
+                CelFunctionBinding.from("is_quantity_string", String.class,
+                        text -> LibraryFunctionException.accepts(QuantityLibrary::parse, text)),
                 CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.signum()),
                 CelFunctionBinding.from("quantity_get_float", Quantity.class, Quantity::approximateDouble),
                 CelFunctionBinding.from("quantity_get_int", Quantity.class, q -> q.asLong().orElseThrow(
@@ -72,15 +73,6 @@ final class QuantityLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
             return Quantity.parse(text);
         } catch (NumberFormatException invalid) {
             throw new LibraryFunctionException(invalid.getMessage());
-        }
-    }
-
-    private static boolean isQuantity(String text) {
-        try {
-            Quantity.parse(text);
-            return true;
-        } catch (NumberFormatException invalid) {
-            return false;
         }
     }
 

@@ -59,11 +59,6 @@ final class SemverLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     }
 
     private static boolean isSemver(String text, boolean normalize) {
-        try {
-            parse(text, normalize);
-            return true;
-        } catch (LibraryFunctionException invalid) {
-            return false;
-        }
+        return LibraryFunctionException.accepts(candidate -> parse(candidate, normalize), text);
     }
 }

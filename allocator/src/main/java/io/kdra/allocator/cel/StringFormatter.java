@@ -4,7 +4,6 @@ import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.types.TypeType;
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,16 +68,13 @@ final class StringFormatter {
         int i = start;
         Integer precision = null;
         if (template.charAt(i) == '.') {
-            i++;
-            int digitsStart = i;
-            while (true) {
-                if (i >= template.length()) {
-                    throw clauseError("error while parsing precision: could not find end of precision specifier");
-                }
-                if (!isAsciiDigit(template.charAt(i))) {
-                    break;
-                }
+            int digitsStart = i + 1;
+            i = digitsStart;
+            while (i < template.length() && isAsciiDigit(template.charAt(i))) {
                 i++;
+            }
+            if (i >= template.length()) {
+                throw clauseError("error while parsing precision: could not find end of precision specifier");
             }
             precision = parsePrecision(template.substring(digitsStart, i));
         }
@@ -223,7 +219,7 @@ final class StringFormatter {
             }
             entries.add(new String[] {literal(key), literal(entry.getValue())});
         }
-        entries.sort((a, b) -> GoQuote.compareBytes(a[0], b[0]));
+        entries.sort((a, b) -> ListsLibrary.compareCodePoints(a[0], b[0]));
         List<String> pairs = new ArrayList<>();
         for (String[] entry : entries) {
             pairs.add(entry[0] + ":" + entry[1]);
@@ -242,9 +238,7 @@ final class StringFormatter {
 
     /** cel-go's duration to string: seconds as a float64 printed with the shortest digits, then {@code s}. */
     private static String duration(Duration duration) {
-        double seconds = duration.getSeconds() + duration.getNano() / 1e9;
-        BigDecimal shortest = new BigDecimal(Double.toString(seconds)).stripTrailingZeros();
-        return (shortest.signum() == 0 ? "0" : shortest.toPlainString()) + "s";
+        return GoFloats.shortestPlain(duration.getSeconds() + duration.getNano() / 1e9) + "s";
     }
 
     private static String decimal(Object arg) {

@@ -75,6 +75,11 @@ class CelSelectorCompilerTest {
         throw new AssertionError("no compile error for " + expression);
     }
 
+    /** A type-check error, at some position of the expression, that names {@code message}. */
+    static void assertCheckError(String expression, String message) {
+        assertThat(compileError(expression)).startsWith("compilation failed: ERROR: <input>:").contains(message);
+    }
+
     @AfterAll
     static void stopThreads() {
         THREADS.shutdownNow();

@@ -51,6 +51,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -328,8 +329,11 @@ class ServingOptionsTest {
     /** A driver whose first two calls wait for each other: they only pass if both are inside at the same time. */
     private static RecordingDriver driverWhoseFirstTwoCallsMeet(CyclicBarrier bothInside) {
         RecordingDriver driver = new RecordingDriver();
+        // Counted here, not from prepareCalls: a third call recorded before the second one looks would leave the
+        // first waiting alone at the barrier.
+        AtomicInteger arrivals = new AtomicInteger();
         driver.hook = () -> {
-            if (driver.prepareCalls.size() <= 2) {
+            if (arrivals.incrementAndGet() <= 2) {
                 bothInside.await(30, TimeUnit.SECONDS);
             }
         };

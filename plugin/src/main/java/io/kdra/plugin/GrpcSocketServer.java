@@ -66,19 +66,16 @@ final class GrpcSocketServer {
         }
         Path directory = Files.createTempDirectory("kdra-bridge-");
         Path privateSocket = directory.resolve("grpc.sock");
-        Server server;
+        Server server = null;
+        ConnectionListener listener;
         try {
             checkLength(privateSocket);
             server = bind(privateSocket, services, interceptors, eventLoops, executor);
-        } catch (IOException | RuntimeException e) {
-            deleteBridgeDirectory(directory);
-            throw e;
-        }
-        ConnectionListener listener;
-        try {
             listener = injected.listen(socketPath);
         } catch (IOException | RuntimeException e) {
-            server.shutdownNow();
+            if (server != null) {
+                server.shutdownNow();
+            }
             deleteBridgeDirectory(directory);
             throw e;
         }

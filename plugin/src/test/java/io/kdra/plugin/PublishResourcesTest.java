@@ -60,7 +60,7 @@ class PublishResourcesTest {
 
     @Test
     void stopDeletesTheSlicesWhenAskedTo() throws IOException {
-        KubeletPlugin plugin = builder().deleteResourceSlicesOnStop(true).start();
+        KubeletPlugin plugin = fixture.start(builder().deleteResourceSlicesOnStop(true));
         plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(Devices.plain(3))));
         await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).hasSize(1));
 

@@ -539,7 +539,11 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             Path directory = flockDirectory != null ? flockDirectory : dataDirectory;
             // Fail at start rather than on every call when the lock file cannot be created.
-            Files.createDirectories(directory);
+            try {
+                Files.createDirectories(directory);
+            } catch (IOException e) {
+                throw new IOException("create the serialization lock directory: " + e.getMessage(), e);
+            }
             return CallSerializer.fileLock(directory.resolve(SERIALIZE_LOCK_FILE));
         }
 

@@ -254,7 +254,8 @@ class ServingOptionsTest {
 
         assertThatThrownBy(() -> fixture.start(builder().rollingUpdate("pod-a")
                 .flockDirectory(blocker.resolve("x"))))
-                .isInstanceOf(IOException.class);
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("create the serialization lock directory: " + blocker.resolve("x"));
         assertThat(fixture.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> !before.contains(thread)

@@ -72,7 +72,7 @@ final class ConnectionBridge {
             ByteChannel client;
             try {
                 client = listener.accept();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 if (!stopping) {
                     LOG.error("{}: the injected listener failed, no more connections are accepted", name, e);
                 }

@@ -48,7 +48,8 @@ final class ConnectionBridge {
         stopping = true;
         try {
             listener.close();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // The listener is the caller's code; its failure must not keep the plugin from stopping the rest.
             LOG.warn("{}: closing the injected listener failed", name, e);
         }
         acceptor.join();
@@ -71,7 +72,7 @@ final class ConnectionBridge {
             ByteChannel client;
             try {
                 client = listener.accept();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 if (!stopping) {
                     LOG.error("{}: the injected listener failed, no more connections are accepted", name, e);
                 }

@@ -70,12 +70,12 @@ final class DraCalls {
             }
             checkResults("prepare resource claims", results);
             results.forEach((uid, result) -> response.putClaims(uid, toProto(result, withShareIds)));
-            for (ResourceClaim claim : checked) {
-                if (!results.containsKey(claim.getMetadata().getUid())) {
-                    response.putClaims(claim.getMetadata().getUid(), NodePrepareResourceResponse.newBuilder()
-                            .setError(noResult(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))
-                            .build());
-                }
+        }
+        // Claims that failed the check already have their answer; what is missing now, the driver left out.
+        for (Claim claim : request.getClaimsList()) {
+            if (!response.containsClaims(claim.getUid())) {
+                response.putClaims(claim.getUid(),
+                        NodePrepareResourceResponse.newBuilder().setError(noResult(claim)).build());
             }
         }
         return response.build();
@@ -105,10 +105,10 @@ final class DraCalls {
         results.forEach((uid, result) -> response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder()
                 .setError(result.isFailed() ? result.error() : "")
                 .build()));
-        for (ClaimRef ref : refs) {
-            if (!results.containsKey(ref.uid())) {
-                response.putClaims(ref.uid(), NodeUnprepareResourceResponse.newBuilder()
-                        .setError(noResult(ref.namespace(), ref.name())).build());
+        for (Claim claim : request.getClaimsList()) {
+            if (!response.containsClaims(claim.getUid())) {
+                response.putClaims(claim.getUid(),
+                        NodeUnprepareResourceResponse.newBuilder().setError(noResult(claim)).build());
             }
         }
         return response.build();
@@ -139,8 +139,8 @@ final class DraCalls {
     }
 
     /** Without an entry the kubelet would only know that some claim was left out, not which one or why. */
-    private static String noResult(String namespace, String name) {
-        return "the driver returned no result for claim " + namespace + "/" + name;
+    private static String noResult(Claim claim) {
+        return "the driver returned no result for claim " + claim.getNamespace() + "/" + claim.getName();
     }
 
     /** Responses are keyed by claim UID, so a request without UIDs or with one UID twice cannot be answered. */

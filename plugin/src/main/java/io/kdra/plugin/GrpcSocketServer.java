@@ -53,8 +53,10 @@ final class GrpcSocketServer {
     static GrpcSocketServer start(String name, Path socketPath, ListenerFactory injected,
             List<BindableService> services, List<ServerInterceptor> interceptors, EventLoopGroup eventLoops,
             Executor executor) throws IOException {
+        // Checked before anything is created; with an injected listener the kubelet (or a proxy on its node) still
+        // dials this path, so it must be a valid socket path there too.
+        checkLength(socketPath);
         if (injected == null) {
-            checkLength(socketPath);
             Files.createDirectories(socketPath.getParent());
             // A socket left behind by an earlier instance would make bind fail.
             Files.deleteIfExists(socketPath);
@@ -62,23 +64,18 @@ final class GrpcSocketServer {
             LOG.info("{}: serving on {}", name, socketPath);
             return new GrpcSocketServer(name, server, socketPath, null, null);
         }
-        // The kubelet (or a proxy on its node) dials this path, so it must be a valid socket path there too.
-        checkLength(socketPath);
         Path directory = Files.createTempDirectory("kdra-bridge-");
         Path privateSocket = directory.resolve("grpc.sock");
-        Server server;
+        Server server = null;
+        ConnectionListener listener;
         try {
             checkLength(privateSocket);
             server = bind(privateSocket, services, interceptors, eventLoops, executor);
-        } catch (IOException | RuntimeException e) {
-            deleteBridgeDirectory(directory);
-            throw e;
-        }
-        ConnectionListener listener;
-        try {
             listener = injected.listen(socketPath);
         } catch (IOException | RuntimeException e) {
-            server.shutdownNow();
+            if (server != null) {
+                server.shutdownNow();
+            }
             deleteBridgeDirectory(directory);
             throw e;
         }

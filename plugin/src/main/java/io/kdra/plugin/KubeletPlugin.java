@@ -236,9 +236,11 @@ public final class KubeletPlugin implements AutoCloseable {
             Thread.currentThread().interrupt();
             executor.shutdownNow();
             eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        } finally {
+            // Also when a step failed (for example a throwing error handler): a later stop must not wait forever.
+            stopCompleted.countDown();
         }
         LOG.info("kubelet plugin for driver {} stopped", driverName);
-        stopCompleted.countDown();
     }
 
     /** A second {@link #stop()} returns only when the first one is done. */
@@ -537,7 +539,11 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             Path directory = flockDirectory != null ? flockDirectory : dataDirectory;
             // Fail at start rather than on every call when the lock file cannot be created.
-            Files.createDirectories(directory);
+            try {
+                Files.createDirectories(directory);
+            } catch (IOException e) {
+                throw new IOException("create the serialization lock directory: " + e.getMessage(), e);
+            }
             return CallSerializer.fileLock(directory.resolve(SERIALIZE_LOCK_FILE));
         }
 

@@ -184,8 +184,11 @@ class DraServiceTest {
         ResourceClaim claim = Claims.createAllocated(client, namespace, "c", result("gpu", DRIVER, "p", "d"));
         Map<String, PrepareResult> withNullEntry = new HashMap<>();
         withNullEntry.put(uid(claim), null);
-        List<Map<String, PrepareResult>> answers = new ArrayList<>(Arrays.asList(null,
-                withNullEntry));
+        List<Map<String, PrepareResult>> answers = new ArrayList<>(Arrays.asList(null, withNullEntry));
+        Map<String, UnprepareResult> withNullUnprepareEntry = new HashMap<>();
+        withNullUnprepareEntry.put(uid(claim), null);
+        List<Map<String, UnprepareResult>> unprepareAnswers = new ArrayList<>(Arrays.asList(null,
+                withNullUnprepareEntry));
         plugin = fixture.start(builder(new DraPlugin() {
             @Override
             public Map<String, PrepareResult> prepareResourceClaims(List<ResourceClaim> claims) {
@@ -194,7 +197,7 @@ class DraServiceTest {
 
             @Override
             public Map<String, UnprepareResult> unprepareResourceClaims(List<ClaimRef> claims) {
-                return null;
+                return unprepareAnswers.remove(0);
             }
         }));
 
@@ -205,6 +208,9 @@ class DraServiceTest {
                         + uid(claim));
         assertThatThrownBy(() -> DraClient.V1.unprepare(dra(), unprepareRequest(claim(namespace, "c", uid(claim)))))
                 .hasMessage("UNKNOWN: unprepare resource claims: the driver returned no result map");
+        assertThatThrownBy(() -> DraClient.V1.unprepare(dra(), unprepareRequest(claim(namespace, "c", uid(claim)))))
+                .hasMessage("UNKNOWN: unprepare resource claims: the driver returned a null entry for claim UID "
+                        + uid(claim));
     }
 
     @Test

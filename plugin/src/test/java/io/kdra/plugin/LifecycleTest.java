@@ -19,6 +19,7 @@ import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.plugin.testing.Gate;
 import io.kdra.plugin.testing.PluginFixture;
 import java.io.IOException;
+import java.nio.channels.ByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,6 +125,30 @@ class LifecycleTest {
                 .isInstanceOf(StatusRuntimeException.class)
                 .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
                         .isIn(Status.Code.CANCELLED, Status.Code.UNAVAILABLE));
+        assertThat(plugin.draSocket()).doesNotExist();
+    }
+
+    @Test
+    void anInjectedListenerWhoseCloseThrowsDoesNotKeepStopFromFinishing() throws Exception {
+        KubeletPlugin plugin = fixture.start(fixture.builder(DRIVER, new RecordingDriver())
+                .registrarListener(socketPath -> {
+                    ConnectionListener proxy = acceptingFrom(unixServer(fixture.resolve("proxy.sock")));
+                    return new ConnectionListener() {
+                        @Override
+                        public ByteChannel accept() throws IOException {
+                            return proxy.accept();
+                        }
+
+                        @Override
+                        public void close() throws IOException {
+                            proxy.close();
+                            throw new IllegalStateException("proxy pod already gone");
+                        }
+                    };
+                }));
+
+        plugin.stop();
+
         assertThat(plugin.draSocket()).doesNotExist();
     }
 

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.plugin.resourceslice.Devices;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.plugin.testing.ApiServerFixture;
@@ -17,7 +16,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,16 +39,16 @@ class PublishResourcesTest {
     @Test
     void publishedResourcesFollowTheDriverAndStayAfterStopByDefault() throws IOException {
         try (KubeletPlugin plugin = builder().start()) {
-            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(2))));
+            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(Devices.plain(2))));
 
             await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).singleElement().satisfies(slice -> {
                 assertThat(slice.getSpec().getNodeName()).isEqualTo(nodeName());
-                assertThat(slice.getSpec().getDevices()).isEqualTo(devices(2));
+                assertThat(slice.getSpec().getDevices()).isEqualTo(Devices.plain(2));
                 assertThat(slice.getMetadata().getOwnerReferences()).singleElement()
                         .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(node.getMetadata().getUid()));
             }));
 
-            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(130))));
+            plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(Devices.plain(130))));
 
             await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
                     .extracting(slice -> slice.getSpec().getPool())
@@ -62,8 +60,8 @@ class PublishResourcesTest {
 
     @Test
     void stopDeletesTheSlicesWhenAskedTo() throws IOException {
-        KubeletPlugin plugin = builder().deleteResourceSlicesOnStop(true).start();
-        plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(devices(3))));
+        KubeletPlugin plugin = fixture.start(builder().deleteResourceSlicesOnStop(true));
+        plugin.publishResources(DriverResources.of(nodeName(), Pool.ofDevices(Devices.plain(3))));
         await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).hasSize(1));
 
         plugin.stop();
@@ -86,12 +84,6 @@ class PublishResourcesTest {
         return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
                 .filter(slice -> api.driverName().equals(slice.getSpec().getDriver()))
                 .sorted(Comparator.comparing(slice -> slice.getMetadata().getName()))
-                .toList();
-    }
-
-    private static List<Device> devices(int count) {
-        return IntStream.range(0, count)
-                .mapToObj(i -> new DeviceBuilder().withName(String.format("device-%02d", i)).build())
                 .toList();
     }
 }

@@ -51,6 +51,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -66,7 +67,7 @@ class ServingOptionsTest {
     @Test
     void interceptorsSeeTheirKindOfCallsOnBothSocketsInTheOrderAdded() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        KubeletPlugin plugin = fixture.start(builder("pod")
+        KubeletPlugin plugin = fixture.start(builder()
                 .healthV1(true)
                 .unaryInterceptor(recording("first", seen))
                 .unaryInterceptor(recording("second", seen))
@@ -107,7 +108,7 @@ class ServingOptionsTest {
     @Test
     void anInterceptorCanRejectCallsBeforeTheDriverSeesThem() throws Exception {
         RecordingDriver driver = new RecordingDriver();
-        KubeletPlugin plugin = fixture.start(builder("pod", driver).unaryInterceptor(new ServerInterceptor() {
+        KubeletPlugin plugin = fixture.start(builder(driver).unaryInterceptor(new ServerInterceptor() {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                     ServerCallHandler<Q, R> next) {
@@ -132,7 +133,7 @@ class ServingOptionsTest {
             proxies.put(socketPath, proxy);
             return acceptingFrom(proxy);
         };
-        KubeletPlugin plugin = fixture.start(builder("pod").registrarListener(proxied).pluginListener(proxied));
+        KubeletPlugin plugin = fixture.start(builder().registrarListener(proxied).pluginListener(proxied));
 
         assertThat(proxies).containsOnlyKeys(plugin.registrationSocket(), plugin.draSocket());
         assertThat(plugin.registrationSocket()).doesNotExist();
@@ -155,7 +156,7 @@ class ServingOptionsTest {
         // A TCP loopback port stands in for a tunnel from a remote node: the plugin only sees byte channels.
         ServerSocketChannel tunnel = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        KubeletPlugin plugin = fixture.start(builder("pod").pluginListener(socketPath -> acceptingFrom(tunnel)));
+        KubeletPlugin plugin = fixture.start(builder().pluginListener(socketPath -> acceptingFrom(tunnel)));
         ManagedChannel channel = NettyChannelBuilder.forAddress((InetSocketAddress) tunnel.getLocalAddress())
                 .usePlaintext().build();
         try {
@@ -177,8 +178,8 @@ class ServingOptionsTest {
 
     @Test
     void rollingUpdatesGiveEachInstanceItsOwnSockets() throws IOException {
-        KubeletPlugin first = fixture.start(builder("pod-a").rollingUpdate("pod-a"));
-        KubeletPlugin second = fixture.start(builder("pod-b").rollingUpdate("pod-b"));
+        KubeletPlugin first = fixture.start(builder().rollingUpdate("pod-a"));
+        KubeletPlugin second = fixture.start(builder().rollingUpdate("pod-b"));
 
         assertThat(first.registrationSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-pod-a-reg.sock"))
                 .exists();
@@ -196,8 +197,8 @@ class ServingOptionsTest {
     @Test
     void theOldInstanceOfARollingUpdateStopsWithoutDisturbingTheNewOne() throws Exception {
         RecordingDriver newDriver = new RecordingDriver();
-        KubeletPlugin old = fixture.start(builder("pod-a").rollingUpdate("pod-a"));
-        KubeletPlugin replacement = fixture.start(builder("pod-b", newDriver).rollingUpdate("pod-b"));
+        KubeletPlugin old = fixture.start(builder().rollingUpdate("pod-a"));
+        KubeletPlugin replacement = fixture.start(builder(newDriver).rollingUpdate("pod-b"));
 
         old.stop();
 
@@ -212,7 +213,7 @@ class ServingOptionsTest {
 
     @Test
     void withoutRollingUpdatesTheSocketNamesAreFixed() throws IOException {
-        KubeletPlugin plugin = fixture.start(builder("pod"));
+        KubeletPlugin plugin = fixture.start(builder());
         KubeletPlugin renamed = fixture.start(KubeletPlugin.builder("other.example.com", new RecordingDriver())
                 .registrarDirectory(fixture.resolve("registry"))
                 .registrarSocketFilename("legacy.sock")
@@ -227,8 +228,8 @@ class ServingOptionsTest {
     void serializedCallsRunOneAtATimeAcrossRollingUpdateInstancesAndLoseNothing() throws Exception {
         RecordingDriver shared = new RecordingDriver();
         List<KubeletPlugin> instances = List.of(
-                fixture.start(builder("pod-a", shared).rollingUpdate("pod-a")),
-                fixture.start(builder("pod-b", shared).rollingUpdate("pod-b")));
+                fixture.start(builder(shared).rollingUpdate("pod-a")),
+                fixture.start(builder(shared).rollingUpdate("pod-b")));
 
         List<String> uids = prepareInParallel(instances, 24);
 
@@ -241,7 +242,7 @@ class ServingOptionsTest {
     void aMissingLockDirectoryIsCreatedAtStart() throws IOException {
         Path lockDirectory = fixture.resolve("locks/nested");
 
-        fixture.start(builder("pod-a").rollingUpdate("pod-a").flockDirectory(lockDirectory));
+        fixture.start(builder().rollingUpdate("pod-a").flockDirectory(lockDirectory));
 
         assertThat(lockDirectory).isDirectory();
     }
@@ -251,9 +252,10 @@ class ServingOptionsTest {
         Path blocker = Files.writeString(fixture.resolve("file"), "not a directory");
         Set<Thread> before = Thread.getAllStackTraces().keySet();
 
-        assertThatThrownBy(() -> fixture.start(builder("pod-a").rollingUpdate("pod-a")
+        assertThatThrownBy(() -> fixture.start(builder().rollingUpdate("pod-a")
                 .flockDirectory(blocker.resolve("x"))))
-                .isInstanceOf(IOException.class);
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("create the serialization lock directory: " + blocker.resolve("x"));
         assertThat(fixture.resolve("registry/" + DRIVER + "-pod-a-reg.sock")).doesNotExist();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> !before.contains(thread)
@@ -266,7 +268,7 @@ class ServingOptionsTest {
         Gate gate = new Gate();
         driver.hook = gate::pass;
         Path lockDirectory = Files.createDirectories(fixture.resolve("locks"));
-        KubeletPlugin plugin = fixture.start(builder("pod-a", driver).rollingUpdate("pod-a")
+        KubeletPlugin plugin = fixture.start(builder(driver).rollingUpdate("pod-a")
                 .flockDirectory(lockDirectory));
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try {
@@ -290,7 +292,7 @@ class ServingOptionsTest {
     @Test
     void serializedCallsOfOneInstanceRunOneAtATimeWithoutALockFile() throws Exception {
         RecordingDriver driver = new RecordingDriver();
-        KubeletPlugin plugin = fixture.start(builder("pod", driver));
+        KubeletPlugin plugin = fixture.start(builder(driver));
 
         List<String> uids = prepareInParallel(List.of(plugin), 32);
 
@@ -302,7 +304,7 @@ class ServingOptionsTest {
     @Test
     void unserializedCallsOfOneInstanceOverlap() throws Exception {
         RecordingDriver driver = driverWhoseFirstTwoCallsMeet(new CyclicBarrier(2));
-        KubeletPlugin plugin = fixture.start(builder("pod", driver).serialize(false));
+        KubeletPlugin plugin = fixture.start(builder(driver).serialize(false));
 
         List<String> uids = prepareInParallel(List.of(plugin), 32);
 
@@ -315,8 +317,8 @@ class ServingOptionsTest {
         CyclicBarrier bothInside = new CyclicBarrier(2);
         RecordingDriver shared = driverWhoseFirstTwoCallsMeet(bothInside);
         List<KubeletPlugin> instances = List.of(
-                fixture.start(builder("pod-a", shared).rollingUpdate("pod-a").serialize(false)),
-                fixture.start(builder("pod-b", shared).rollingUpdate("pod-b").serialize(false)));
+                fixture.start(builder(shared).rollingUpdate("pod-a").serialize(false)),
+                fixture.start(builder(shared).rollingUpdate("pod-b").serialize(false)));
 
         List<String> uids = prepareInParallel(instances, 24);
 
@@ -328,8 +330,11 @@ class ServingOptionsTest {
     /** A driver whose first two calls wait for each other: they only pass if both are inside at the same time. */
     private static RecordingDriver driverWhoseFirstTwoCallsMeet(CyclicBarrier bothInside) {
         RecordingDriver driver = new RecordingDriver();
+        // Counted here, not from prepareCalls: a third call recorded before the second one looks would leave the
+        // first waiting alone at the barrier.
+        AtomicInteger arrivals = new AtomicInteger();
         driver.hook = () -> {
-            if (driver.prepareCalls.size() <= 2) {
+            if (arrivals.incrementAndGet() <= 2) {
                 bothInside.await(30, TimeUnit.SECONDS);
             }
         };
@@ -379,11 +384,11 @@ class ServingOptionsTest {
         return claim.getMetadata().getUid();
     }
 
-    private KubeletPlugin.Builder builder(String instance) {
-        return builder(instance, new RecordingDriver());
+    private KubeletPlugin.Builder builder() {
+        return builder(new RecordingDriver());
     }
 
-    private KubeletPlugin.Builder builder(String instance, RecordingDriver driver) {
+    private KubeletPlugin.Builder builder(RecordingDriver driver) {
         return fixture.builder(DRIVER, driver)
                 .claimLookup((namespace, name) -> claims.get(namespace + "/" + name));
     }

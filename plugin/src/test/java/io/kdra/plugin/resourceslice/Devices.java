@@ -13,13 +13,13 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /** Devices and counter sets for publisher tests. */
-final class Devices {
+public final class Devices {
 
     private Devices() {
     }
 
     /** {@code device-00}, {@code device-01}, ... as the upstream test driver names them. */
-    static List<Device> plain(int count) {
+    public static List<Device> plain(int count) {
         return IntStream.range(0, count).mapToObj(i -> device(String.format("device-%02d", i))).toList();
     }
 

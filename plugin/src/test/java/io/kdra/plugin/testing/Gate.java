@@ -13,20 +13,20 @@ public final class Gate {
     /** Where the calls are held: waits for {@link #open()}, at most 30 s. */
     public void pass() throws InterruptedException, TimeoutException {
         reached.countDown();
-        await(opened);
+        await(opened, "the test did not open the gate");
     }
 
     public void awaitReached() throws InterruptedException, TimeoutException {
-        await(reached);
+        await(reached, "no call reached the gate");
     }
 
     public void open() {
         opened.countDown();
     }
 
-    private static void await(CountDownLatch latch) throws InterruptedException, TimeoutException {
+    private static void await(CountDownLatch latch, String problem) throws InterruptedException, TimeoutException {
         if (!latch.await(30, TimeUnit.SECONDS)) {
-            throw new TimeoutException("waited 30 s");
+            throw new TimeoutException(problem + " within 30 s");
         }
     }
 }

@@ -56,8 +56,7 @@ final class ListEndpoint {
             if (token != null && key(object).compareTo(token.lastKey()) <= 0) {
                 continue;
             }
-            if (!labels.isEverything() && !labels.matches(Json.stringMap(object, "metadata", "labels"))
-                    || !fields.matches(type, object)) {
+            if (!labels.matches(object) || !fields.matches(type, object)) {
                 continue;
             }
             if (limit != null && limit > 0 && items.size() >= limit) {

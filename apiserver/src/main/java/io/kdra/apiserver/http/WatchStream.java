@@ -141,9 +141,7 @@ final class WatchStream implements WatchSubscriber {
         if (request.namespace() != null && !request.namespace().equals(Meta.namespace(object))) {
             return false;
         }
-        LabelSelector labels = request.labels();
-        return (labels.isEverything() || labels.matches(Json.stringMap(object, "metadata", "labels")))
-                && request.fields().matches(request.type(), object);
+        return request.labels().matches(object) && request.fields().matches(request.type(), object);
     }
 
     private void scheduleDrain() {

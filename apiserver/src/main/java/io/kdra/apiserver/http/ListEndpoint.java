@@ -31,11 +31,7 @@ final class ListEndpoint {
     record Page(List<StoredObject> entries, long resourceVersion, String continueToken, long remaining) {
 
         List<ObjectNode> items() {
-            List<ObjectNode> items = new ArrayList<>(entries.size());
-            for (StoredObject entry : entries) {
-                items.add(entry.object());
-            }
-            return items;
+            return StoredObject.objects(entries);
         }
     }
 

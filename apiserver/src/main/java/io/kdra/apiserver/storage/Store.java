@@ -62,11 +62,7 @@ public final class Store {
 
         /** @return the objects of the entries */
         public List<ObjectNode> items() {
-            List<ObjectNode> items = new ArrayList<>(entries.size());
-            for (StoredObject entry : entries) {
-                items.add(entry.object());
-            }
-            return items;
+            return StoredObject.objects(entries);
         }
     }
 

@@ -1,6 +1,8 @@
 package io.kdra.apiserver.storage;
 
 import io.kdra.apiserver.json.Json;
+import java.util.ArrayList;
+import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -19,6 +21,15 @@ public final class StoredObject {
 
     public ObjectNode object() {
         return object;
+    }
+
+    /** @return the objects of the entries, in order */
+    public static List<ObjectNode> objects(List<StoredObject> entries) {
+        List<ObjectNode> objects = new ArrayList<>(entries.size());
+        for (StoredObject entry : entries) {
+            objects.add(entry.object);
+        }
+        return objects;
     }
 
     /** @return the object's JSON; callers must not modify the array */

@@ -71,8 +71,7 @@ final class WatchStream implements WatchSubscriber {
             if (request.sendInitialEventsBookmark()) {
                 ObjectNode marker = Json.object();
                 marker.putObject("metadata").putObject("annotations").put(INITIAL_EVENTS_END, "true");
-                queue.add(new WatchEvent(WatchEvent.Type.BOOKMARK, request.type().storageKey(), marker, null,
-                        resourceVersion));
+                queue.add(WatchEvent.bookmark(request.type().storageKey(), marker, resourceVersion));
             }
         }
         scheduleDrain();

@@ -185,9 +185,7 @@ public final class Store {
     public void bookmark(String storageKey, WatchSubscriber subscriber) {
         lock.lock();
         try {
-            WatchEvent bookmark =
-                    new WatchEvent(WatchEvent.Type.BOOKMARK, storageKey, (StoredObject) null, null, resourceVersion);
-            if (!subscriber.offer(bookmark)) {
+            if (!subscriber.offer(WatchEvent.bookmark(storageKey, null, resourceVersion))) {
                 unwatch(storageKey, subscriber);
             }
         } finally {

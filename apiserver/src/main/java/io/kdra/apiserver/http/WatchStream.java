@@ -189,7 +189,7 @@ final class WatchStream implements WatchSubscriber {
     private byte[] serialize(WatchEvent event) {
         boolean plainObject = event.type() != WatchEvent.Type.BOOKMARK && request.table() == null;
         if (plainObject && request.version().equals(request.type().storageVersion())) {
-            return StoredJson.event(event.type().name(), event.stored());
+            return StoredJson.event(event.type(), event.stored());
         }
         ObjectNode line = Json.object();
         line.put("type", event.type().name());

@@ -82,7 +82,8 @@ final class ListEndpoint {
         boolean storageVersion = version.equals(type.storageVersion());
         List<byte[]> items = new ArrayList<>(page.entries().size());
         for (StoredObject entry : page.entries()) {
-            items.add(storageVersion ? entry.json() : Json.bytes(kinds.fromStorage(type, entry.object(), version)));
+            items.add(storageVersion ? entry.json()
+                    : entry.json(version, object -> kinds.fromStorage(type, object, version)));
         }
         ObjectNode head = Json.object();
         head.put("kind", type.listKind());

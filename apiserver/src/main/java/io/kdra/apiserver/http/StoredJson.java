@@ -1,7 +1,6 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.storage.WatchEvent;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
@@ -29,10 +28,12 @@ final class StoredJson {
 
     private StoredJson() {}
 
-    /** @return {@code {"type":"<type>","object":<object>}} */
-    static byte[] event(WatchEvent.Type type, StoredObject stored) {
+    /**
+     * @param object the object's JSON
+     * @return {@code {"type":"<type>","object":<object>}}
+     */
+    static byte[] event(WatchEvent.Type type, byte[] object) {
         byte[] prefix = EVENT_PREFIXES.get(type);
-        byte[] object = stored.json();
         byte[] line = new byte[prefix.length + object.length + 1];
         System.arraycopy(prefix, 0, line, 0, prefix.length);
         System.arraycopy(object, 0, line, prefix.length, object.length);

@@ -7,6 +7,7 @@ import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.selection.FieldSelector;
 import io.kdra.apiserver.selection.LabelSelector;
+import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.apiserver.storage.WatchSubscriber;
 import io.vertx.core.Context;
@@ -187,9 +188,8 @@ final class WatchStream implements WatchSubscriber {
     }
 
     private byte[] serialize(WatchEvent event) {
-        boolean plainObject = event.type() != WatchEvent.Type.BOOKMARK && request.table() == null;
-        if (plainObject && request.version().equals(request.type().storageVersion())) {
-            return StoredJson.event(event.type(), event.stored());
+        if (event.type() != WatchEvent.Type.BOOKMARK && request.table() == null) {
+            return StoredJson.event(event.type(), json(event.stored()));
         }
         ObjectNode line = Json.object();
         line.put("type", event.type().name());
@@ -202,11 +202,17 @@ final class WatchStream implements WatchSubscriber {
             if (event.object() != null) {
                 metadata.set("annotations", event.object().at("/metadata/annotations").deepCopy());
             }
-        } else if (request.table() != null) {
-            line.set("object", tables.table(request.table(), request.type(), request.version(), event.object()));
         } else {
-            line.set("object", kinds.fromStorage(request.type(), event.object(), request.version()));
+            line.set("object", tables.table(request.table(), request.type(), request.version(), event.object()));
         }
         return Json.bytes(line);
+    }
+
+    /** @return the object's JSON in the requested version, shared with every watcher and list of that version */
+    private byte[] json(StoredObject stored) {
+        ResourceType type = request.type();
+        String version = request.version();
+        return version.equals(type.storageVersion()) ? stored.json()
+                : stored.json(version, object -> kinds.fromStorage(type, object, version));
     }
 }

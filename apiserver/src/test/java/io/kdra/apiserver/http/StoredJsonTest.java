@@ -42,7 +42,7 @@ class StoredJsonTest {
                 ObjectNode event = Json.object();
                 event.put("type", "MODIFIED");
                 event.set("object", entry.object());
-                assertThat(new String(StoredJson.event(WatchEvent.Type.MODIFIED, entry), StandardCharsets.UTF_8))
+                assertThat(new String(StoredJson.event(WatchEvent.Type.MODIFIED, entry.json()), StandardCharsets.UTF_8))
                         .isEqualTo(Json.string(event));
             }
         }

@@ -61,6 +61,20 @@ class DraMalformedInputTest extends ServerTestBase {
         }
     }
 
+    @Test
+    void aV1beta1DeviceWhoseBasicIsNoObjectIsNamed() {
+        ObjectNode slice = golden("resourceslice-node", "v1beta1");
+        slice.putObject("metadata").put("name", "malformed-basic");
+        ((ObjectNode) slice.at("/spec/devices/1")).putArray("basic").add("x");
+
+        HttpResponse<String> response = fixture.send("POST", "/apis/resource.k8s.io/v1beta1/resourceslices",
+                "application/json", Json.string(slice));
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        assertThat(response.body())
+                .contains("spec.devices[1].basic: Invalid value: [\\\"x\\\"]: must be of type object");
+    }
+
     /**
      * Replaces one randomly chosen value of spec or status, or below, by a value of another type, or removes it;
      * returns what changed, for the failure message.

@@ -31,11 +31,7 @@ final class ListEndpoint {
     record Page(List<StoredObject> entries, long resourceVersion, String continueToken, long remaining) {
 
         List<ObjectNode> items() {
-            List<ObjectNode> items = new ArrayList<>(entries.size());
-            for (StoredObject entry : entries) {
-                items.add(entry.object());
-            }
-            return items;
+            return StoredObject.objects(entries);
         }
     }
 
@@ -56,8 +52,7 @@ final class ListEndpoint {
             if (token != null && key(object).compareTo(token.lastKey()) <= 0) {
                 continue;
             }
-            if (!labels.isEverything() && !labels.matches(Json.stringMap(object, "metadata", "labels"))
-                    || !fields.matches(type, object)) {
+            if (!labels.matches(object) || !fields.matches(type, object)) {
                 continue;
             }
             if (limit != null && limit > 0 && items.size() >= limit) {
@@ -87,7 +82,8 @@ final class ListEndpoint {
         boolean storageVersion = version.equals(type.storageVersion());
         List<byte[]> items = new ArrayList<>(page.entries().size());
         for (StoredObject entry : page.entries()) {
-            items.add(storageVersion ? entry.json() : Json.bytes(kinds.fromStorage(type, entry.object(), version)));
+            items.add(storageVersion ? entry.json()
+                    : entry.json(version, object -> kinds.fromStorage(type, object, version)));
         }
         ObjectNode head = Json.object();
         head.put("kind", type.listKind());

@@ -13,6 +13,7 @@ import io.kdra.apiserver.storage.StoredObject;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.List;
+import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -72,10 +73,8 @@ final class ResourceEndpoint {
             if (table != null) {
                 Responses.json(call.request().response(), 200,
                         tables.table(table, call.type(), info.version(), stored.object()));
-            } else if (info.version().equals(call.type().storageVersion())) {
-                Responses.bytes(call.request().response(), 200, stored.json());
             } else {
-                respond(call, 200, stored.object(), List.of());
+                respond(call, 200, stored.object(), List.of(), stored::json);
             }
         } else if (method == HttpMethod.PUT) {
             update(call, false);
@@ -164,13 +163,18 @@ final class ResourceEndpoint {
 
     /** Writes the object in the URL's version, with the warnings as Warning headers. */
     void respond(Call call, int code, ObjectNode stored, List<String> warnings) {
+        respond(call, code, stored, warnings, () -> json(call.type(), stored));
+    }
+
+    /** @param storageJson the object's JSON, for an answer in the storage version */
+    private void respond(Call call, int code, ObjectNode stored, List<String> warnings, Supplier<byte[]> storageJson) {
         HttpServerResponse response = call.request().response();
         for (String warning : warnings) {
             response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
         }
         ResourceType type = call.type();
         if (call.info().version().equals(type.storageVersion())) {
-            Responses.bytes(response, code, json(type, stored));
+            Responses.bytes(response, code, storageJson.get());
         } else {
             Responses.json(response, code, kinds.fromStorage(type, stored, call.info().version()));
         }

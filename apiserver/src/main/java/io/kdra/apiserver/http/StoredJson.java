@@ -1,10 +1,12 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.storage.StoredObject;
+import io.kdra.apiserver.storage.WatchEvent;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -14,13 +16,24 @@ import tools.jackson.databind.node.ObjectNode;
 final class StoredJson {
 
     private static final byte[] ITEMS = ",\"items\":[".getBytes(StandardCharsets.UTF_8);
+    /** Every watcher writes every event: its type's opening is encoded once, not per event and watcher. */
+    private static final Map<WatchEvent.Type, byte[]> EVENT_PREFIXES = new EnumMap<>(WatchEvent.Type.class);
+
+    static {
+        for (WatchEvent.Type type : WatchEvent.Type.values()) {
+            EVENT_PREFIXES.put(type, ("{\"type\":\"" + type.name() + "\",\"object\":")
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+    }
 
     private StoredJson() {}
 
-    /** @return {@code {"type":"<type>","object":<object>}} */
-    static byte[] event(String type, StoredObject stored) {
-        byte[] prefix = ("{\"type\":\"" + type + "\",\"object\":").getBytes(StandardCharsets.UTF_8);
-        byte[] object = stored.json();
+    /**
+     * @param object the object's JSON
+     * @return {@code {"type":"<type>","object":<object>}}
+     */
+    static byte[] event(WatchEvent.Type type, byte[] object) {
+        byte[] prefix = EVENT_PREFIXES.get(type);
         byte[] line = new byte[prefix.length + object.length + 1];
         System.arraycopy(prefix, 0, line, 0, prefix.length);
         System.arraycopy(object, 0, line, prefix.length, object.length);

@@ -7,6 +7,7 @@ import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.selection.FieldSelector;
 import io.kdra.apiserver.selection.LabelSelector;
+import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.apiserver.storage.WatchSubscriber;
 import io.vertx.core.Context;
@@ -71,8 +72,7 @@ final class WatchStream implements WatchSubscriber {
             if (request.sendInitialEventsBookmark()) {
                 ObjectNode marker = Json.object();
                 marker.putObject("metadata").putObject("annotations").put(INITIAL_EVENTS_END, "true");
-                queue.add(new WatchEvent(WatchEvent.Type.BOOKMARK, request.type().storageKey(), marker, null,
-                        resourceVersion));
+                queue.add(WatchEvent.bookmark(request.type().storageKey(), marker, resourceVersion));
             }
         }
         scheduleDrain();
@@ -141,9 +141,7 @@ final class WatchStream implements WatchSubscriber {
         if (request.namespace() != null && !request.namespace().equals(Meta.namespace(object))) {
             return false;
         }
-        LabelSelector labels = request.labels();
-        return (labels.isEverything() || labels.matches(Json.stringMap(object, "metadata", "labels")))
-                && request.fields().matches(request.type(), object);
+        return request.labels().matches(object) && request.fields().matches(request.type(), object);
     }
 
     private void scheduleDrain() {
@@ -190,9 +188,8 @@ final class WatchStream implements WatchSubscriber {
     }
 
     private byte[] serialize(WatchEvent event) {
-        boolean plainObject = event.type() != WatchEvent.Type.BOOKMARK && request.table() == null;
-        if (plainObject && request.version().equals(request.type().storageVersion())) {
-            return StoredJson.event(event.type().name(), event.stored());
+        if (event.type() != WatchEvent.Type.BOOKMARK && request.table() == null) {
+            return StoredJson.event(event.type(), json(event.stored()));
         }
         ObjectNode line = Json.object();
         line.put("type", event.type().name());
@@ -205,11 +202,17 @@ final class WatchStream implements WatchSubscriber {
             if (event.object() != null) {
                 metadata.set("annotations", event.object().at("/metadata/annotations").deepCopy());
             }
-        } else if (request.table() != null) {
-            line.set("object", tables.table(request.table(), request.type(), request.version(), event.object()));
         } else {
-            line.set("object", kinds.fromStorage(request.type(), event.object(), request.version()));
+            line.set("object", tables.table(request.table(), request.type(), request.version(), event.object()));
         }
         return Json.bytes(line);
+    }
+
+    /** @return the object's JSON in the requested version, shared with every watcher and list of that version */
+    private byte[] json(StoredObject stored) {
+        ResourceType type = request.type();
+        String version = request.version();
+        return version.equals(type.storageVersion()) ? stored.json()
+                : stored.json(version, object -> kinds.fromStorage(type, object, version));
     }
 }

@@ -20,31 +20,32 @@ public final class HumanDuration {
         }
         long minutes = seconds / 60;
         if (minutes < 10) {
-            long rest = seconds % 60;
-            return rest == 0 ? minutes + "m" : minutes + "m" + rest + "s";
+            return withRest(minutes, "m", seconds % 60, "s");
         }
         if (minutes < 60 * 3) {
             return minutes + "m";
         }
         long hours = minutes / 60;
         if (hours < 8) {
-            long rest = minutes % 60;
-            return rest == 0 ? hours + "h" : hours + "h" + rest + "m";
+            return withRest(hours, "h", minutes % 60, "m");
         }
         if (hours < 48) {
             return hours + "h";
         }
         if (hours < 24 * 8) {
-            long rest = hours % 24;
-            return rest == 0 ? hours / 24 + "d" : hours / 24 + "d" + rest + "h";
+            return withRest(hours / 24, "d", hours % 24, "h");
         }
         if (hours < 24 * 365 * 2) {
             return hours / 24 + "d";
         }
         if (hours < 24 * 365 * 8) {
-            long days = (hours / 24) % 365;
-            return days == 0 ? hours / 24 / 365 + "y" : hours / 24 / 365 + "y" + days + "d";
+            return withRest(hours / 24 / 365, "y", (hours / 24) % 365, "d");
         }
         return hours / 24 / 365 + "y";
+    }
+
+    /** {@code 3m20s}, or {@code 3m} when the smaller unit has nothing to show. */
+    private static String withRest(long amount, String unit, long rest, String restUnit) {
+        return rest == 0 ? amount + unit : amount + unit + rest + restUnit;
     }
 }

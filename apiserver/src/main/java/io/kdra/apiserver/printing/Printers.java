@@ -204,9 +204,7 @@ public final class Printers {
     /** The selector as kubectl prints label selectors: {@code a=b,c in (d,e)}, or {@code <none>}. */
     private static String selector(JsonNode object) {
         JsonNode selector = object.path("spec").path("selector");
-        List<String> terms = new ArrayList<>();
-        Json.stringMap(selector, "matchLabels").entrySet().stream().sorted(Map.Entry.comparingByKey())
-                .forEach(label -> terms.add(label.getKey() + "=" + label.getValue()));
+        List<String> terms = keyEqualsValue(Json.stringMap(selector, "matchLabels"));
         for (JsonNode requirement : selector.path("matchExpressions")) {
             String key = orEmpty(Json.text(requirement, "key"));
             List<String> values = new ArrayList<>();
@@ -223,14 +221,16 @@ public final class Printers {
     }
 
     private static String nodeSelector(JsonNode daemonSet) {
-        Map<String, String> selector = Json.stringMap(daemonSet, "spec", "template", "spec", "nodeSelector");
-        if (selector.isEmpty()) {
-            return NONE;
-        }
+        List<String> pairs = keyEqualsValue(Json.stringMap(daemonSet, "spec", "template", "spec", "nodeSelector"));
+        return pairs.isEmpty() ? NONE : String.join(",", pairs);
+    }
+
+    /** @return {@code key=value} per entry, sorted by key */
+    private static List<String> keyEqualsValue(Map<String, String> map) {
         List<String> pairs = new ArrayList<>();
-        selector.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        map.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(entry -> pairs.add(entry.getKey() + "=" + entry.getValue()));
-        return String.join(",", pairs);
+        return pairs;
     }
 
     /** deleted, pending, allocated, reserved: the words kube-apiserver's ResourceClaim printer joins. */

@@ -46,10 +46,16 @@ final class V1beta1Shapes {
         eachObject(JsonNodes.get(devices, "requests"), V1beta1Shapes::requestFromV1);
     }
 
+    /** @throws IllegalArgumentException naming the device whose {@code basic} is neither an object nor null */
     static void sliceSpecToV1(JsonNode spec) {
         if (spec instanceof ObjectNode sliceSpec) {
             dropUnsetNodeSelection(sliceSpec);
-            eachObject(sliceSpec.get("devices"), V1beta1Shapes::deviceToV1);
+            JsonNode devices = sliceSpec.get("devices");
+            for (int i = 0; devices != null && devices.isArray() && i < devices.size(); i++) {
+                if (devices.get(i) instanceof ObjectNode device) {
+                    deviceToV1(device, "spec.devices[" + i + "]");
+                }
+            }
         }
     }
 
@@ -98,12 +104,18 @@ final class V1beta1Shapes {
         rewrite(request, flat);
     }
 
-    private static void deviceToV1(ObjectNode device) {
+    /**
+     * A {@code basic} of another type is an error here, as Go fails to decode it: dropped, it would leave only errors
+     * about the fields it should have held, none naming {@code basic}.
+     */
+    private static void deviceToV1(ObjectNode device, String path) {
         JsonNode basic = device.remove("basic");
         if (basic instanceof ObjectNode fields) {
             ObjectNode flat = JsonNodes.emptyObject();
             copySetFields(fields, flat, DEVICE_FIELDS, DEVICE_MAPS);
             rewrite(device, flat);
+        } else if (basic != null && !basic.isNull()) {
+            throw new IllegalArgumentException(path + ".basic: Invalid value: " + basic + ": must be of type object");
         }
     }
 

@@ -1,11 +1,13 @@
 package io.kdra.apiserver.selection;
 
 import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A parsed label selector in the syntax of {@code ?labelSelector=}: comma-separated requirements
@@ -46,11 +48,12 @@ public final class LabelSelector {
         return EVERYTHING;
     }
 
-    public boolean isEverything() {
-        return requirements.isEmpty();
-    }
-
-    public boolean matches(Map<String, String> labels) {
+    /** @return whether the object's labels meet every requirement; an empty selector reads no labels */
+    public boolean matches(ObjectNode object) {
+        if (requirements.isEmpty()) {
+            return true;
+        }
+        Map<String, String> labels = Json.stringMap(object, "metadata", "labels");
         for (Requirement requirement : requirements) {
             if (!requirement.matches(labels)) {
                 return false;

@@ -62,11 +62,7 @@ public final class Store {
 
         /** @return the objects of the entries */
         public List<ObjectNode> items() {
-            List<ObjectNode> items = new ArrayList<>(entries.size());
-            for (StoredObject entry : entries) {
-                items.add(entry.object());
-            }
-            return items;
+            return StoredObject.objects(entries);
         }
     }
 
@@ -189,9 +185,7 @@ public final class Store {
     public void bookmark(String storageKey, WatchSubscriber subscriber) {
         lock.lock();
         try {
-            WatchEvent bookmark =
-                    new WatchEvent(WatchEvent.Type.BOOKMARK, storageKey, (StoredObject) null, null, resourceVersion);
-            if (!subscriber.offer(bookmark)) {
+            if (!subscriber.offer(WatchEvent.bookmark(storageKey, null, resourceVersion))) {
                 unwatch(storageKey, subscriber);
             }
         } finally {

@@ -1,17 +1,25 @@
 package io.kdra.apiserver.storage;
 
 import io.kdra.apiserver.json.Json;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A committed object state and its JSON in the storage version. The bytes are made on first use and then shared by
  * every list, get and watcher that serves this state, so an object version is serialised once rather than once per
- * reader. Safe because stored objects are never changed after commit.
+ * reader; likewise its JSON in each other API version that is read, at most one array per served version. Safe
+ * because stored objects are never changed after commit and conversion depends on nothing else.
  */
 public final class StoredObject {
 
     private final ObjectNode object;
     private volatile byte[] json;
+    /** By API version other than the storage version; made with the first such read. */
+    private volatile Map<String, byte[]> converted;
 
     StoredObject(ObjectNode object) {
         this.object = object;
@@ -19,6 +27,33 @@ public final class StoredObject {
 
     public ObjectNode object() {
         return object;
+    }
+
+    /**
+     * @param version an API version other than the storage version
+     * @param conversion turns this object into that version; called once per version, whoever asks
+     * @return the converted object's JSON; callers must not modify the array
+     */
+    public byte[] json(String version, UnaryOperator<ObjectNode> conversion) {
+        Map<String, byte[]> byVersion = converted;
+        if (byVersion == null) {
+            synchronized (this) {
+                if (converted == null) {
+                    converted = new ConcurrentHashMap<>(4);
+                }
+                byVersion = converted;
+            }
+        }
+        return byVersion.computeIfAbsent(version, v -> Json.bytes(conversion.apply(object)));
+    }
+
+    /** @return the objects of the entries, in order */
+    public static List<ObjectNode> objects(List<StoredObject> entries) {
+        List<ObjectNode> objects = new ArrayList<>(entries.size());
+        for (StoredObject entry : entries) {
+            objects.add(entry.object);
+        }
+        return objects;
     }
 
     /** @return the object's JSON; callers must not modify the array */

@@ -16,9 +16,13 @@ public record WatchEvent(Type type, String storageKey, StoredObject stored, Obje
         BOOKMARK
     }
 
-    /** An event whose object is not shared with the store (bookmarks, markers). */
-    public WatchEvent(Type type, String storageKey, ObjectNode object, ObjectNode previous, long resourceVersion) {
-        this(type, storageKey, object == null ? null : new StoredObject(object), previous, resourceVersion);
+    /**
+     * @param object carries the bookmark's annotations (such as the end of the initial events), or null for a plain
+     *     progress bookmark
+     */
+    public static WatchEvent bookmark(String storageKey, ObjectNode object, long resourceVersion) {
+        return new WatchEvent(Type.BOOKMARK, storageKey, object == null ? null : new StoredObject(object), null,
+                resourceVersion);
     }
 
     /** @return the state after the change, or null */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.storage.StoredObject;
+import io.kdra.apiserver.storage.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ class StoredJsonTest {
                 ObjectNode event = Json.object();
                 event.put("type", "MODIFIED");
                 event.set("object", entry.object());
-                assertThat(new String(StoredJson.event("MODIFIED", entry), StandardCharsets.UTF_8))
+                assertThat(new String(StoredJson.event(WatchEvent.Type.MODIFIED, entry.json()), StandardCharsets.UTF_8))
                         .isEqualTo(Json.string(event));
             }
         }

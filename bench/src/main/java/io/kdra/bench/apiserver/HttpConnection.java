@@ -32,6 +32,8 @@ final class HttpConnection implements AutoCloseable {
     private final String hostHeader;
     private final String token;
     private final byte[] buffer = new byte[64 * 1024];
+    /** The head of the answer {@link #openStream} opened. */
+    private Head streamHead;
 
     HttpConnection(String host, int port, String token) {
         try {
@@ -49,10 +51,10 @@ final class HttpConnection implements AutoCloseable {
     Response send(String method, String path, String body) {
         try {
             writeRequest(method, path, body);
-            int status = readHead();
+            Head head = readHead();
             ByteArrayOutputStream content = new ByteArrayOutputStream(head.contentLength > 0 ? head.contentLength : 256);
-            readBody(chunk -> content.write(chunk.bytes, chunk.offset, chunk.length));
-            return new Response(status, content.toByteArray());
+            readBody(head, chunk -> content.write(chunk.bytes, chunk.offset, chunk.length));
+            return new Response(head.status, content.toByteArray());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -62,9 +64,9 @@ final class HttpConnection implements AutoCloseable {
     void openStream(String path) {
         try {
             writeRequest("GET", path, null);
-            int status = readHead();
-            if (status != 200) {
-                throw new IllegalStateException("GET " + path + " answered " + status);
+            streamHead = readHead();
+            if (streamHead.status != 200) {
+                throw new IllegalStateException("GET " + path + " answered " + streamHead.status);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -73,15 +75,16 @@ final class HttpConnection implements AutoCloseable {
 
     /** Hands every piece of the body opened by {@link #openStream} to the consumer until the server ends it. */
     void readStream(Consumer<Chunk> pieces) throws IOException {
-        readBody(pieces);
+        if (streamHead == null) {
+            throw new IllegalStateException("readStream needs a stream that openStream opened");
+        }
+        readBody(streamHead, pieces);
     }
 
     /** A piece of a body, valid only during the call that receives it. */
     record Chunk(byte[] bytes, int offset, int length) {}
 
-    private record Head(int contentLength, boolean chunked) {}
-
-    private Head head;
+    private record Head(int status, int contentLength, boolean chunked) {}
 
     private void writeRequest(String method, String path, String body) throws IOException {
         byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
@@ -94,7 +97,7 @@ final class HttpConnection implements AutoCloseable {
         out.flush();
     }
 
-    private int readHead() throws IOException {
+    private Head readHead() throws IOException {
         String statusLine = readLine();
         int status = Integer.parseInt(statusLine.split(" ", 3)[1]);
         int contentLength = -1;
@@ -109,11 +112,10 @@ final class HttpConnection implements AutoCloseable {
                 chunked = true;
             }
         }
-        head = new Head(contentLength, chunked);
-        return status;
+        return new Head(status, contentLength, chunked);
     }
 
-    private void readBody(Consumer<Chunk> pieces) throws IOException {
+    private void readBody(Head head, Consumer<Chunk> pieces) throws IOException {
         if (!head.chunked) {
             readExactly(Math.max(0, head.contentLength), pieces);
             return;

@@ -1,5 +1,6 @@
 package io.kdra.bench.apiserver;
 
+import io.kdra.bench.CpuMeter;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,5 +1,6 @@
 package io.kdra.bench.apiserver;
 
+import io.kdra.bench.CpuMeter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -4,13 +4,13 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
+import io.kdra.bench.CpuMeter;
 import io.kdra.kubelet.api.dra.v1.Claim;
 import io.kdra.kubelet.api.dra.v1.DRAPluginGrpc;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.plugin.KubeletPlugin;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -62,10 +62,7 @@ public class PrepareRoundTripBenchmark {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
     private final LongAdder calls = new LongAdder();
-    private final com.sun.management.OperatingSystemMXBean os =
-            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    private long cpuAtIterationStart;
-    private long callsAtIterationStart;
+    private final CpuMeter cpu = new CpuMeter();
     private final StreamObserver<NodePrepareResourcesResponse> release = new StreamObserver<>() {
         @Override
         public void onNext(NodePrepareResourcesResponse response) {
@@ -107,8 +104,7 @@ public class PrepareRoundTripBenchmark {
 
     @Setup(Level.Iteration)
     public void markIterationStart() {
-        cpuAtIterationStart = os.getProcessCpuTime();
-        callsAtIterationStart = calls.sum();
+        cpu.start(calls.sum());
     }
 
     @Benchmark
@@ -147,10 +143,7 @@ public class PrepareRoundTripBenchmark {
         if (failures.get() > 0) {
             throw new IllegalStateException(failures.get() + " calls failed", firstFailure.get());
         }
-        long iterationCalls = calls.sum() - callsAtIterationStart;
-        long cpu = os.getProcessCpuTime() - cpuAtIterationStart;
-        System.out.printf(" [process CPU per call: %.1f us over %d calls]", cpu / 1e3 / Math.max(1, iterationCalls),
-                iterationCalls);
+        cpu.report(calls.sum(), "call");
     }
 
     @TearDown(Level.Trial)

@@ -92,6 +92,14 @@ class KubeletPluginCommandTest {
                 dir.resolve("missing").toString(), "--datadir", dir.resolve("data").toString(), "--cdi-dir",
                 dir.resolve("cdi").toString()).err())
                 .startsWith("--kubeconfig " + dir.resolve("missing") + ": no such file");
+        Path malformed = dir.resolve("malformed");
+        Files.writeString(malformed, "this: is: not [ a kubeconfig\n");
+        Result notAKubeconfig = runInProcess("driver", "kubelet-plugin", "--node-name", NODE, "--kubeconfig",
+                malformed.toString(), "--datadir", dir.resolve("data").toString(), "--cdi-dir",
+                dir.resolve("cdi").toString());
+        assertThat(notAKubeconfig.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(notAKubeconfig.err())
+                .startsWith("--kubeconfig " + malformed + ": not a kubeconfig: mapping values are not allowed here");
         assertThat(dir.resolve("data")).as("nothing created").doesNotExist();
 
         Path notADirectory = dir.resolve("file");

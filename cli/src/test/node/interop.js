@@ -41,12 +41,18 @@ function fail(method, message) {
   process.exit(1);
 }
 
-// Calls a unary method by its literal full name, checking that the loaded definition agrees with it.
-function call(client, definition, fullMethod, request) {
+// The loaded definition of the method with this literal full name; there must be one.
+function methodNamed(definition, fullMethod) {
   const method = Object.values(definition).find((m) => m.path === fullMethod);
   if (!method) {
     fail(fullMethod, 'no method with this full name in the loaded .proto files');
   }
+  return method;
+}
+
+// Calls a unary method by its literal full name, checking that the loaded definition agrees with it.
+function call(client, definition, fullMethod, request) {
+  const method = methodNamed(definition, fullMethod);
   return new Promise((resolve) => {
     client.makeUnaryRequest(fullMethod, method.requestSerialize, method.responseDeserialize, request,
       (error, response) => {
@@ -60,10 +66,7 @@ function call(client, definition, fullMethod, request) {
 
 // Opens a server stream by its literal full name and resolves with its first message; then cancels the stream.
 function firstOfStream(client, definition, fullMethod, request) {
-  const method = Object.values(definition).find((m) => m.path === fullMethod);
-  if (!method) {
-    fail(fullMethod, 'no method with this full name in the loaded .proto files');
-  }
+  const method = methodNamed(definition, fullMethod);
   return new Promise((resolve) => {
     const stream = client.makeServerStreamRequest(fullMethod, method.requestSerialize, method.responseDeserialize,
       request);

@@ -83,6 +83,7 @@ final class KubeletPluginCommand implements Callable<Integer> {
         if (!kubeconfig.isEmpty() && !Files.isRegularFile(Path.of(kubeconfig))) {
             throw new ParameterException(spec.commandLine(), "--kubeconfig " + kubeconfig + ": no such file");
         }
+        Config config = kubeconfig.isEmpty() ? null : readKubeconfig();
         PrintWriter err = spec.commandLine().getErr();
         try {
             Files.createDirectories(cdiDirectory, PosixFilePermissions.asFileAttribute(
@@ -92,7 +93,8 @@ final class KubeletPluginCommand implements Callable<Integer> {
             err.println("cannot create directory: " + e);
             return 1;
         }
-        KubernetesClient client = client();
+        KubernetesClient client = config == null ? new KubernetesClientBuilder().build()
+                : new KubernetesClientBuilder().withConfig(config).build();
         ExamplePlugin driver;
         try {
             driver = ExamplePlugin.builder(driverName, cdiDirectory)
@@ -145,10 +147,12 @@ final class KubeletPluginCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private KubernetesClient client() {
-        if (kubeconfig.isEmpty()) {
-            return new KubernetesClientBuilder().build();
+    private Config readKubeconfig() {
+        try {
+            return Config.fromKubeconfig(Path.of(kubeconfig).toFile());
+        } catch (RuntimeException e) {
+            throw new ParameterException(spec.commandLine(),
+                    "--kubeconfig " + kubeconfig + ": not a kubeconfig: " + e.getMessage(), e);
         }
-        return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Path.of(kubeconfig).toFile())).build();
     }
 }

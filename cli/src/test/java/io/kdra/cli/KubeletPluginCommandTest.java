@@ -22,10 +22,8 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,16 +40,12 @@ class KubeletPluginCommandTest {
 
     @BeforeEach
     void createDirectory() throws IOException {
-        dir = Files.createTempDirectory(Path.of("/tmp"), "kd-");
+        dir = ShortDirs.create();
     }
 
     @AfterEach
     void removeDirectory() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
+        ShortDirs.delete(dir);
     }
 
     /** Runs the command in this JVM; only for invocations that end before anything starts. */
@@ -92,6 +86,14 @@ class KubeletPluginCommandTest {
                 dir.resolve("missing").toString(), "--datadir", dir.resolve("data").toString(), "--cdi-dir",
                 dir.resolve("cdi").toString()).err())
                 .startsWith("--kubeconfig " + dir.resolve("missing") + ": no such file");
+        Path malformed = dir.resolve("malformed");
+        Files.writeString(malformed, "this: is: not [ a kubeconfig\n");
+        Result notAKubeconfig = runInProcess("driver", "kubelet-plugin", "--node-name", NODE, "--kubeconfig",
+                malformed.toString(), "--datadir", dir.resolve("data").toString(), "--cdi-dir",
+                dir.resolve("cdi").toString());
+        assertThat(notAKubeconfig.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(notAKubeconfig.err())
+                .startsWith("--kubeconfig " + malformed + ": not a kubeconfig: mapping values are not allowed here");
         assertThat(dir.resolve("data")).as("nothing created").doesNotExist();
 
         Path notADirectory = dir.resolve("file");

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -62,7 +61,7 @@ class NodeInteropTest {
         Files.createDirectories(NODE_PROJECT);
         Path installedLock = NODE_PROJECT.resolve("package-lock.json");
         if (Files.exists(installedLock) && Files.mismatch(installedLock, NODE_SOURCES.resolve("package-lock.json")) != -1) {
-            deleteTree(NODE_PROJECT.resolve("node_modules"));
+            ShortDirs.delete(NODE_PROJECT.resolve("node_modules"));
         }
         for (String file : List.of("package.json", "package-lock.json", "interop.js")) {
             Files.copy(NODE_SOURCES.resolve(file), NODE_PROJECT.resolve(file), StandardCopyOption.REPLACE_EXISTING);
@@ -76,23 +75,12 @@ class NodeInteropTest {
 
     @BeforeEach
     void createDirectory() throws IOException {
-        dir = Files.createTempDirectory(Path.of("/tmp"), "kd-");
+        dir = ShortDirs.create();
     }
 
     @AfterEach
     void removeDirectory() throws IOException {
-        deleteTree(dir);
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
+        ShortDirs.delete(dir);
     }
 
     @Test

@@ -100,8 +100,11 @@ final class StandaloneDriver implements AutoCloseable {
         return Files.exists(stderr) ? Files.readString(stderr) : "";
     }
 
+    /** Kills the driver if it still runs and waits until it is gone, so that it outlives neither test nor directory. */
     @Override
-    public void close() {
-        process.destroyForcibly();
+    public void close() throws InterruptedException {
+        if (!process.destroyForcibly().waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError("the driver did not end within " + PATIENCE + " of SIGKILL");
+        }
     }
 }

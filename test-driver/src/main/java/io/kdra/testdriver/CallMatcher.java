@@ -62,19 +62,17 @@ public final class CallMatcher implements Predicate<List<? extends GrpcCall>> {
 
     /** A successful NotifyRegistrationStatus: the kubelet accepted the plugin. */
     public static CallMatcher beRegistered() {
-        return any("contain successful NotifyRegistrationStatus call",
-                call -> call.fullMethod().equals(NOTIFY_REGISTRATION_STATUS) && call.succeeded());
+        return succeeded(NOTIFY_REGISTRATION_STATUS, "NotifyRegistrationStatus");
     }
 
     /** A failed GetInfo. */
     public static CallMatcher getInfoFailed() {
-        return any("contain unsuccessful GetInfo call", call -> call.fullMethod().equals(GET_INFO) && call.failed());
+        return failed(GET_INFO, "GetInfo");
     }
 
     /** A failed NotifyRegistrationStatus. */
     public static CallMatcher notifyRegistrationStatusFailed() {
-        return any("contain unsuccessful NotifyRegistrationStatus call",
-                call -> call.fullMethod().equals(NOTIFY_REGISTRATION_STATUS) && call.failed());
+        return failed(NOTIFY_REGISTRATION_STATUS, "NotifyRegistrationStatus");
     }
 
     /** A successful NodePrepareResources of any API version. */
@@ -109,14 +107,12 @@ public final class CallMatcher implements Predicate<List<? extends GrpcCall>> {
 
     /** A NodeUnprepareResources that has been received and has not returned yet. */
     public static CallMatcher nodeUnprepareResourcesInProgress() {
-        return any("contain NodeUnprepareResources call in progress",
-                call -> call.isMethod(NODE_UNPREPARE_RESOURCES) && call.inProgress());
+        return inProgress(NODE_UNPREPARE_RESOURCES, "NodeUnprepareResources");
     }
 
     /** A NodePrepareResources that has been received and has not returned yet. */
     public static CallMatcher nodePrepareResourcesInProgress() {
-        return any("contain NodePrepareResources call in progress",
-                call -> call.isMethod(NODE_PREPARE_RESOURCES) && call.inProgress());
+        return inProgress(NODE_PREPARE_RESOURCES, "NodePrepareResources");
     }
 
     /**
@@ -146,6 +142,10 @@ public final class CallMatcher implements Predicate<List<? extends GrpcCall>> {
 
     private static CallMatcher failed(String suffix, String method) {
         return any("contain unsuccessful " + method + " call", call -> call.isMethod(suffix) && call.failed());
+    }
+
+    private static CallMatcher inProgress(String suffix, String method) {
+        return any("contain " + method + " call in progress", call -> call.isMethod(suffix) && call.inProgress());
     }
 
     private static CallMatcher failedWith(String suffix, String method, String message) {

@@ -15,6 +15,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -44,20 +46,18 @@ final class Kubelet implements AutoCloseable {
                 .setName(claim.getMetadata().getName()).setUid(claim.getMetadata().getUid()).build();
     }
 
+    private static List<Claim> claims(ResourceClaim... claims) {
+        return Arrays.stream(claims).map(Kubelet::claim).toList();
+    }
+
     NodePrepareResourcesResponse prepare(Path draSocket, ResourceClaim... claims) {
-        NodePrepareResourcesRequest.Builder request = NodePrepareResourcesRequest.newBuilder();
-        for (ResourceClaim claim : claims) {
-            request.addClaims(claim(claim));
-        }
-        return DRAPluginGrpc.newBlockingStub(dial(draSocket)).nodePrepareResources(request.build());
+        return DRAPluginGrpc.newBlockingStub(dial(draSocket)).nodePrepareResources(
+                NodePrepareResourcesRequest.newBuilder().addAllClaims(claims(claims)).build());
     }
 
     NodeUnprepareResourcesResponse unprepare(Path draSocket, ResourceClaim... claims) {
-        NodeUnprepareResourcesRequest.Builder request = NodeUnprepareResourcesRequest.newBuilder();
-        for (ResourceClaim claim : claims) {
-            request.addClaims(claim(claim));
-        }
-        return DRAPluginGrpc.newBlockingStub(dial(draSocket)).nodeUnprepareResources(request.build());
+        return DRAPluginGrpc.newBlockingStub(dial(draSocket)).nodeUnprepareResources(
+                NodeUnprepareResourcesRequest.newBuilder().addAllClaims(claims(claims)).build());
     }
 
     @Override

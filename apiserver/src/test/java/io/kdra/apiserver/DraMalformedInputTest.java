@@ -72,7 +72,9 @@ class DraMalformedInputTest extends ServerTestBase {
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
         assertThat(response.body())
-                .contains("spec.devices[1].basic: Invalid value: [\\\"x\\\"]: must be of type object");
+                .contains("ResourceSlice in version \\\"v1beta1\\\" cannot be handled as a ResourceSlice: json: "
+                        + "cannot unmarshal array into Go struct field Device.spec.devices.basic of type "
+                        + "v1beta1.BasicDevice");
     }
 
     /**

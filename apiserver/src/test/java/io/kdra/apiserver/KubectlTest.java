@@ -268,6 +268,17 @@ class KubectlTest {
     }
 
     @Test
+    void aMisspelledNestedFieldFailsApplyUnlessValidationIsOff() throws IOException {
+        Path typo = file("typo.yaml", CLAIM.replace("claim-1", "typo").replace("deviceClassName", "deviceClasName"));
+
+        assertThat(kubectlFails("apply", "-f", typo)).contains("ResourceClaim in version \"v1\" cannot be handled as "
+                + "a ResourceClaim: strict decoding error: unknown field \"spec.devices.requests[0].exactly."
+                + "deviceClasName\"");
+        assertThat(kubectlFails("apply", "--validate=false", "-f", typo))
+                .contains("spec.devices.requests[0].exactly.deviceClassName: Required value");
+    }
+
+    @Test
     void podLabelPatchWaitDelete() throws IOException {
         kubectl("create", "-f", file("pod-w.yaml", POD.formatted("1").replace("pod-1", "pod-w")));
         kubectl("label", "pod", "pod-w", "stage=test");

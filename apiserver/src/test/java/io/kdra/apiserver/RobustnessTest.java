@@ -63,10 +63,70 @@ class RobustnessTest {
                 "application/json", body);
         assertThat(strict.statusCode()).isEqualTo(400);
         assertThat(strict.body()).contains(
-                "strict decoding error: unknown field \\\"spek\\\", unknown field \\\"metadata.lables\\\"");
+                "ConfigMap in version \\\"v1\\\" cannot be handled as a ConfigMap: strict decoding error: "
+                        + "unknown field \\\"metadata.lables\\\", unknown field \\\"spek\\\"");
         var warn = fixture.send("POST", "/api/v1/namespaces/default/configmaps", "application/json", body);
         assertThat(warn.statusCode()).isEqualTo(201);
         assertThat(warn.headers().allValues("Warning")).contains("299 - \"unknown field \\\"spek\\\"\"");
+    }
+
+    @Test
+    void unknownFieldsBelowTheTopLevelAreFoundInEveryWrite() {
+        String pod = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"},\"spec\":"
+                + "{\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"imagee\":\"typo\"}],"
+                + "\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimName\":\"c\",\"sourc\":{}}]}}";
+        String pods = "/api/v1/namespaces/default/pods";
+
+        var strict = fixture.send("POST", pods + "?fieldValidation=Strict", "application/json", pod.formatted("strict"));
+        assertThat(strict.statusCode()).isEqualTo(400);
+        assertThat(strict.body()).contains("Pod in version \\\"v1\\\" cannot be handled as a Pod: strict decoding "
+                + "error: unknown field \\\"spec.containers[0].imagee\\\", "
+                + "unknown field \\\"spec.resourceClaims[0].sourc\\\"");
+
+        var warned = fixture.send("POST", pods, "application/json", pod.formatted("warned"));
+        assertThat(warned.statusCode()).isEqualTo(201);
+        assertThat(warned.headers().allValues("Warning")).containsExactly(
+                "299 - \"unknown field \\\"spec.containers[0].imagee\\\"\"",
+                "299 - \"unknown field \\\"spec.resourceClaims[0].sourc\\\"\"");
+        assertThat(warned.body()).doesNotContain("imagee", "\"sourc\"").contains("\"image\":\"i\"");
+
+        var ignored = fixture.send("POST", pods + "?fieldValidation=Ignore", "application/json", pod.formatted("ignored"));
+        assertThat(ignored.statusCode()).isEqualTo(201);
+        assertThat(ignored.headers().allValues("Warning")).isEmpty();
+        assertThat(ignored.body()).doesNotContain("imagee");
+
+        String typo = "{\"spec\":{\"containers\":[{\"name\":\"c\",\"imagePullPolicyy\":\"Always\"}]}}";
+        var strictPatch = fixture.send("PATCH", pods + "/warned?fieldValidation=Strict",
+                "application/strategic-merge-patch+json", typo);
+        assertThat(strictPatch.statusCode()).isEqualTo(400);
+        assertThat(strictPatch.body()).contains("unknown field \\\"spec.containers[0].imagePullPolicyy\\\"");
+        var warnedPatch = fixture.send("PATCH", pods + "/warned", "application/strategic-merge-patch+json", typo);
+        assertThat(warnedPatch.statusCode()).isEqualTo(200);
+        assertThat(warnedPatch.headers().allValues("Warning"))
+                .containsExactly("299 - \"unknown field \\\"spec.containers[0].imagePullPolicyy\\\"\"");
+    }
+
+    @Test
+    void aValueOfTheWrongTypeIsABadRequestWhateverTheFieldValidation() {
+        String claim = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":"
+                + "{\"name\":\"typed\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+                + "{\"deviceClassName\":\"gpu\",\"count\":\"2\"}}]}}}";
+
+        var response = fixture.send("POST", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+                + "?fieldValidation=Ignore", "application/json", claim);
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("\"reason\":\"BadRequest\"", "ResourceClaim in version \\\"v1\\\" "
+                + "cannot be handled as a ResourceClaim: json: cannot unmarshal string into Go struct field "
+                + "ExactDeviceRequest.spec.devices.requests.exactly.count of type int64");
+        assertThat(fixture.send("GET", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/typed", null, null)
+                .statusCode()).isEqualTo(404);
+
+        var binding = fixture.send("POST", "/api/v1/namespaces/default/pods/any/binding", "application/json",
+                "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"target\":{\"name\":[\"node-1\"]}}");
+        assertThat(binding.statusCode()).isEqualTo(400);
+        assertThat(binding.body()).contains("json: cannot unmarshal array into Go struct field ObjectReference.target.name"
+                + " of type string");
     }
 
     @Test

@@ -3,14 +3,17 @@ package io.kdra.apiserver.http;
 import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.schema.DecodingException;
+import io.kdra.apiserver.schema.KindSchema;
 import java.util.List;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Turns a request body into an object of the URL's kind: malformed JSON, a different kind or group, and (when
- * asked) unknown fields are rejected with the Status kube-apiserver answers.
+ * Turns a request body into an object of the URL's kind: malformed JSON, a different kind or group, a value of the
+ * wrong JSON type and (when asked) unknown fields at any depth are rejected with the Status kube-apiserver answers;
+ * otherwise unknown fields are dropped with a warning each.
  */
 final class BodyDecoder {
 
@@ -82,12 +85,33 @@ final class BodyDecoder {
             throw ApiException.badRequest(String.format("%s in version \"%s\" cannot be handled as a %s: no kind "
                     + "\"%s\" is registered for version \"%s\"", kind, version, type.kind(), kind, apiVersion));
         }
-        List<String> unknown = validation == FieldValidation.IGNORE ? List.of() : KnownFields.unknown(type, object);
-        if (!unknown.isEmpty() && validation == FieldValidation.STRICT) {
-            List<String> texts = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
-            throw ApiException.badRequest("strict decoding error: " + String.join(", ", texts));
-        }
-        List<String> warnings = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
+        List<String> warnings = decodeFields(type.group(), version, kind, object, validation);
         return new Decoded(object, version, warnings);
+    }
+
+    /**
+     * Decodes the fields of an object of the kind as kube-apiserver does: a value of the wrong JSON type is a 400,
+     * unknown fields are dropped, and a 400 under strict validation.
+     *
+     * @return the warnings to send back: the unknown fields, unless the client asked to ignore them
+     */
+    static List<String> decodeFields(String group, String version, String kind, ObjectNode object,
+            FieldValidation validation) {
+        KindSchema schema = KindSchema.of(group, version, kind).orElse(null);
+        if (schema == null) {
+            return List.of();
+        }
+        String cannotHandle = String.format("%s in version \"%s\" cannot be handled as a %s: ", kind, version, kind);
+        List<String> unknown;
+        try {
+            unknown = schema.decode(object);
+        } catch (DecodingException e) {
+            throw ApiException.badRequest(cannotHandle + e.getMessage());
+        }
+        List<String> texts = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
+        if (!texts.isEmpty() && validation == FieldValidation.STRICT) {
+            throw ApiException.badRequest(cannotHandle + "strict decoding error: " + String.join(", ", texts));
+        }
+        return validation == FieldValidation.IGNORE ? List.of() : texts;
     }
 }

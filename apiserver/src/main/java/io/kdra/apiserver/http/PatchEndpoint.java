@@ -12,6 +12,8 @@ import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.registry.WriteContext;
 import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -39,8 +41,11 @@ final class PatchEndpoint {
         this.clock = clock;
     }
 
-    /** The patched object, in the storage version, and whether the patch created it (an apply patch can). */
-    record Patched(ObjectNode object, boolean created) {}
+    /**
+     * The patched object, in the storage version, whether the patch created it (an apply patch can), and the
+     * warnings to send back.
+     */
+    record Patched(ObjectNode object, boolean created, List<String> warnings) {}
 
     Patched patch(Call call, boolean statusSubresource) {
         String contentType = mediaType(call.request().getHeader("Content-Type"));
@@ -58,11 +63,15 @@ final class PatchEndpoint {
             default -> throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
         };
         WriteContext context = call.writeContext(null);
-        return new Patched(registry.patch(type, call.info().namespace(), name, current -> {
+        BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
+        AtomicReference<List<String>> warnings = new AtomicReference<>(List.of());
+        ObjectNode result = registry.patch(type, call.info().namespace(), name, current -> {
             ObjectNode versioned = kinds.fromStorage(type, current, version).deepCopy();
-            JsonNode patched = operation.apply(versioned);
-            return toStorage(type, version, patched);
-        }, context, statusSubresource, false, true), false);
+            ObjectNode patched = patchedObject(type, version, operation.apply(versioned));
+            warnings.set(BodyDecoder.decodeFields(type.group(), version, type.kind(), patched, validation));
+            return kinds.toStorage(type, patched, version);
+        }, context, statusSubresource, false, true);
+        return new Patched(result, false, warnings.get());
     }
 
     private Patched apply(Call call, JsonNode config, boolean statusSubresource) {
@@ -78,19 +87,21 @@ final class PatchEndpoint {
         }
         boolean force = call.flag("force");
         WriteContext context = call.writeContext(null);
-        ObjectNode applied = BodyDecoder.decode(type, version, Json.bytes(config),
-                BodyDecoder.FieldValidation.parse(call.param("fieldValidation"))).object();
+        BodyDecoder.Decoded applied = BodyDecoder.decode(type, version, Json.bytes(config),
+                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
         String time = Meta.timestamp(clock.instant());
         boolean[] created = {false};
         ObjectNode result = registry.patch(type, call.info().namespace(), call.info().name(), current -> {
             created[0] = current == null;
             ObjectNode live = current == null ? null : kinds.fromStorage(type, current, version).deepCopy();
-            return toStorage(type, version, ServerSideApply.apply(live, applied, manager, force, time));
+            return kinds.toStorage(type,
+                    patchedObject(type, version, ServerSideApply.apply(live, applied.object(), manager, force, time)),
+                    version);
         }, context, statusSubresource, true, false);
-        return new Patched(result, created[0]);
+        return new Patched(result, created[0], applied.warnings());
     }
 
-    private ObjectNode toStorage(ResourceType type, String version, JsonNode patched) {
+    private static ObjectNode patchedObject(ResourceType type, String version, JsonNode patched) {
         if (!patched.isObject()) {
             throw ApiException.badRequest("the patch did not produce an object");
         }
@@ -100,7 +111,7 @@ final class PatchEndpoint {
             throw ApiException.badRequest(String.format("the patch changed apiVersion/kind to %s/%s; expected %s %s",
                     apiVersion, Json.text(object, "kind"), type.apiVersion(version), type.kind()));
         }
-        return kinds.toStorage(type, object, version);
+        return object;
     }
 
     private static String mediaType(String contentType) {

@@ -107,7 +107,7 @@ final class ResourceEndpoint {
 
     void patch(Call call, boolean statusSubresource) {
         PatchEndpoint.Patched patched = patches.patch(call, statusSubresource);
-        respond(call, patched.created() ? 201 : 200, patched.object(), List.of());
+        respond(call, patched.created() ? 201 : 200, patched.object(), patched.warnings());
     }
 
     void get(Call call) {

@@ -66,7 +66,8 @@ final class Subresources {
         if (method == HttpMethod.GET) {
             object = registry.get(type, call.namespace(), name);
         } else if (method == HttpMethod.PUT || method == HttpMethod.PATCH) {
-            JsonNode body = BodyDecoder.parse(call.body());
+            JsonNode body = method == HttpMethod.PUT ? body(call, "autoscaling", "Scale")
+                    : BodyDecoder.parse(call.body());
             JsonNode replicas = method == HttpMethod.PUT ? Json.at(body, "spec", "replicas")
                     : io.kdra.apiserver.patch.MergePatch.apply(scaleOf(registry.get(type, call.namespace(), name)),
                             body).path("spec").path("replicas");
@@ -110,7 +111,7 @@ final class Subresources {
     }
 
     private void bind(Call call) {
-        JsonNode binding = BodyDecoder.parse(call.body());
+        JsonNode binding = body(call, "", "Binding");
         String node = Json.text(binding, "target", "name");
         if (node == null || node.isEmpty()) {
             throw ApiException.of(422, "Invalid", String.format(
@@ -156,7 +157,7 @@ final class Subresources {
     }
 
     private void evict(Call call) {
-        JsonNode eviction = BodyDecoder.parse(call.body());
+        JsonNode eviction = body(call, "policy", "Eviction");
         JsonNode options = eviction.path("deleteOptions");
         DeleteOptions deleteOptions = new DeleteOptions(
                 options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
@@ -179,6 +180,16 @@ final class Subresources {
             return namespace;
         }, call.writeContext(null), false, false, true);
         resources.respond(call, 200, result, List.of());
+    }
+
+    /** The body of a subresource request, decoded as an object of its v1 kind. */
+    private static JsonNode body(Call call, String group, String kind) {
+        JsonNode body = BodyDecoder.parse(call.body());
+        if (body.isObject()) {
+            BodyDecoder.decodeFields(group, "v1", kind, (ObjectNode) body,
+                    BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+        }
+        return body;
     }
 
     private static void respondSuccess(Call call, int code) {

@@ -15,7 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>a ResourceSliceSpec has a plain {@code nodeName} string and {@code allNodes} bool, where v1 has pointers.</li>
  * </ul>
  * Values move unchanged. Unknown fields inside a dissolved wrapper ({@code exactly}, {@code basic}) are dropped, as
- * Go drops unknown fields; other fields that neither version knows stay where they are. Where Go would drop a moved value
+ * Go drops unknown fields (a request's body has lost them already when it was decoded); other fields that neither
+ * version knows stay where they are. Where Go would drop a moved value
  * when encoding it again (an empty list, an empty attribute or capacity map, a zero string or number), it is
  * dropped here too, so that the output is what kube-apiserver returns.
  */

@@ -64,6 +64,34 @@ class WatchTest {
     }
 
     @Test
+    void anObjectLeavingTheSelectorIsDeletedWithItsLastMatchingState() {
+        String ns = fixture.namespace();
+        List<ConfigMap> deleted = new CopyOnWriteArrayList<>();
+        try (var watch = fixture.client.configMaps().inNamespace(ns).withLabel("app", "x").watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, ConfigMap resource) {
+                if (action == Action.DELETED) {
+                    deleted.add(resource);
+                }
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+            }
+        })) {
+            var cms = fixture.client.configMaps().inNamespace(ns);
+            cms.resource(cm("leaving", Map.of("app", "x"))).create();
+            ConfigMap relabelled = cms.withName("leaving").edit(c -> new ConfigMapBuilder(c).editMetadata()
+                    .addToLabels("app", "y").endMetadata().build());
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> deleted.size() == 1);
+            assertThat(deleted.get(0).getMetadata().getLabels()).containsEntry("app", "x");
+            assertThat(deleted.get(0).getMetadata().getResourceVersion())
+                    .isEqualTo(relabelled.getMetadata().getResourceVersion());
+        }
+    }
+
+    @Test
     void informerSyncsAndFollowsChanges() {
         String ns = fixture.namespace();
         fixture.client.configMaps().inNamespace(ns).resource(cm("before", Map.of())).create();

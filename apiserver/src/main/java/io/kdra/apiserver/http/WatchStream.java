@@ -134,7 +134,7 @@ final class WatchStream implements WatchSubscriber {
         if (event.type() == WatchEvent.Type.ADDED || !before) {
             return now ? event.withType(WatchEvent.Type.ADDED) : null;
         }
-        return now ? event : event.withType(WatchEvent.Type.DELETED);
+        return now ? event : event.asLeavingFilter();
     }
 
     private boolean matches(ObjectNode object) {

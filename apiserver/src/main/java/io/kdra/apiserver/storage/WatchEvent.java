@@ -30,6 +30,17 @@ public record WatchEvent(Type type, String storageKey, StoredObject stored, Obje
         return stored == null ? null : stored.object();
     }
 
+    /**
+     * @return the change as a watcher sees it whose filter matched the previous state and no longer matches: a
+     *     DELETED event carrying the previous state with this change's resourceVersion, as kube-apiserver's watch
+     *     cache sends it
+     */
+    public WatchEvent asLeavingFilter() {
+        ObjectNode last = previous.deepCopy();
+        ((ObjectNode) last.get("metadata")).put("resourceVersion", Long.toString(resourceVersion));
+        return new WatchEvent(Type.DELETED, storageKey, new StoredObject(last), previous, resourceVersion);
+    }
+
     /** @return the same change seen as another type, sharing the object and its bytes */
     public WatchEvent withType(Type newType) {
         return newType == type ? this : new WatchEvent(newType, storageKey, stored, previous, resourceVersion);

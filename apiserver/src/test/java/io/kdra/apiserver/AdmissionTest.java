@@ -76,10 +76,12 @@ class AdmissionTest extends ServerTestBase {
             assertThat(slices.resource(slice("own", "node-a")).create().getMetadata().getUid()).isNotEmpty();
             assertThatThrownBy(() -> slices.resource(slice("other", "node-b")).create())
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
-                        assertThat(e.getCode()).isEqualTo(403);
+                        assertThat(e.getCode()).isEqualTo(422);
+                        assertThat(e.getStatus().getReason()).isEqualTo("Invalid");
                         assertThat(e.getStatus().getMessage()).isEqualTo("resourceslices.resource.k8s.io \"other\" "
-                                + "is forbidden: this user running on node 'node-a' may not modify resourceslices on "
-                                + "node 'node-b'");
+                                + "is forbidden: ValidatingAdmissionPolicy 'resourceslices-policy-dra-kubelet-plugin' "
+                                + "with binding 'resourceslices-policy-dra-kubelet-plugin' denied request: this user "
+                                + "running on node 'node-a' may not modify resourceslices on node 'node-b'");
                     });
             ResourceSlice cluster = slice("cluster", null);
             cluster.getSpec().setAllNodes(true);

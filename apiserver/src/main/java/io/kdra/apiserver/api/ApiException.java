@@ -96,6 +96,20 @@ public final class ApiException extends RuntimeException {
         return new ApiException(403, "Forbidden", message, details(name, type.group(), type.plural()));
     }
 
+    /**
+     * A denial by a ValidatingAdmissionPolicy whose validation sets no reason: kube-apiserver words it as a
+     * forbidden request but answers 422 Invalid, with the policy's message as the one cause.
+     */
+    public static ApiException deniedByPolicy(ResourceType type, String name, String policy, String binding,
+            String why) {
+        String denial = String.format("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policy,
+                binding, why);
+        ApiException forbidden = forbidden(type, name, denial);
+        ObjectNode details = details(name, type.group(), type.plural());
+        details.putArray("causes").addObject().put("message", denial);
+        return new ApiException(422, "Invalid", forbidden.getMessage(), details);
+    }
+
     public static ApiException badRequest(String message) {
         return new ApiException(400, "BadRequest", message, null);
     }

@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -43,6 +46,31 @@ class AdmissionTest extends ServerTestBase {
         fixture.client.namespaces().withName(ns).edit(n -> new NamespaceBuilder(n).editMetadata()
                 .addToLabels("resource.kubernetes.io/admin-access", "true").endMetadata().build());
         assertThat(claims.resource(claim).create().getMetadata().getUid()).isNotEmpty();
+    }
+
+    @Test
+    void adminAccessInATemplateOrGrantedInAStatusNeedsTheNamespaceLabel() {
+        String ns = fixture.namespace();
+        var resources = fixture.client.dynamicResourceAllocation().v1();
+        ResourceClaimTemplate template = new ResourceClaimTemplateBuilder().withNewMetadata().withName("admin")
+                .endMetadata().withNewSpec().withSpec(adminClaim().getSpec()).endSpec().build();
+        assertThatThrownBy(() -> resources.resourceClaimTemplates().inNamespace(ns).resource(template).create())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getStatus().getMessage())
+                        .isEqualTo("ResourceClaimTemplate.resource.k8s.io \"admin\" is invalid: "
+                                + "spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires "
+                                + "the `resource.kubernetes.io/admin-access: true` label on the containing namespace"));
+
+        var claims = resources.resourceClaims().inNamespace(ns);
+        ResourceClaim created = claims.resource(claim("granted")).create();
+        created.setStatus(new ResourceClaimStatusBuilder().withNewAllocation().withNewDevices().addNewResult()
+                .withRequest("req-0").withDriver("dra.example.com").withPool("pool").withDevice("dev-0")
+                .withAdminAccess(true).endResult().endDevices().endAllocation().build());
+        assertThatThrownBy(() -> claims.resource(created).updateStatus())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                    assertThat(e.getCode()).isEqualTo(422);
+                    assertThat(e.getStatus().getMessage()).contains("status.allocation.devices.results[0].adminAccess: "
+                            + "Forbidden: admin access to devices requires");
+                });
     }
 
     @Test

@@ -3,9 +3,8 @@ package io.kdra.apiserver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.resource.GoldenObjects;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +41,7 @@ class DraMalformedInputTest extends ServerTestBase {
         for (String[] object : OBJECTS) {
             for (int i = 0; i < MUTATIONS_PER_OBJECT; i++) {
                 String version = object[2 + random.nextInt(object.length - 2)];
-                ObjectNode sent = golden(object[0], version);
+                ObjectNode sent = GoldenObjects.load(object[0], version);
                 sent.putObject("metadata").put("name", "malformed-" + count++);
                 String changed = mutate(sent, random);
                 for (String subresource : List.of("", "/status")) {
@@ -63,7 +62,7 @@ class DraMalformedInputTest extends ServerTestBase {
 
     @Test
     void aV1beta1DeviceWhoseBasicIsNoObjectIsNamed() {
-        ObjectNode slice = golden("resourceslice-node", "v1beta1");
+        ObjectNode slice = GoldenObjects.load("resourceslice-node", "v1beta1");
         slice.putObject("metadata").put("name", "malformed-basic");
         ((ObjectNode) slice.at("/spec/devices/1")).putArray("basic").add("x");
 
@@ -135,15 +134,6 @@ class DraMalformedInputTest extends ServerTestBase {
                 parents.add(node);
                 collect(node.get(i), path + "/" + i, paths, parents);
             }
-        }
-    }
-
-    private static ObjectNode golden(String object, String version) {
-        String resource = "/io/kdra/apiserver/resource/golden/" + object + "/" + version + ".json";
-        try (InputStream json = DraMalformedInputTest.class.getResourceAsStream(resource)) {
-            return (ObjectNode) Json.parse(json.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

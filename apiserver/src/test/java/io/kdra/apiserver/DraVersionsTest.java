@@ -11,9 +11,8 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.resource.GoldenObjects;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -68,7 +67,7 @@ class DraVersionsTest extends ServerTestBase {
     void anObjectWrittenInOneVersionReadsAsTheGoldenObjectOfEveryVersion(Golden golden, String written) {
         String name = golden.object() + "-" + written;
         String collection = collection(golden, written);
-        ObjectNode sent = toCreate(golden(golden.object(), written), name);
+        ObjectNode sent = toCreate(GoldenObjects.load(golden.object(), written), name);
 
         HttpResponse<String> created = fixture.send("POST", collection, "application/json", Json.string(sent));
 
@@ -76,7 +75,7 @@ class DraVersionsTest extends ServerTestBase {
         assertThat(Json.text(parse(created.body()), "apiVersion")).isEqualTo("resource.k8s.io/" + written);
         for (String read : golden.versions()) {
             JsonNode object = get(collection(golden, read) + "/" + name);
-            ObjectNode expected = golden(golden.object(), read);
+            ObjectNode expected = GoldenObjects.load(golden.object(), read);
             assertThat(object.get("apiVersion")).isEqualTo(expected.get("apiVersion"));
             assertThat(object.get("kind")).isEqualTo(expected.get("kind"));
             assertThat(object.get("spec")).as("%s read in %s", name, read).isEqualTo(expected.get("spec"));
@@ -90,9 +89,9 @@ class DraVersionsTest extends ServerTestBase {
         String storage = golden.versions().get(0);
         String collection = collection(golden, storage);
         assertThat(fixture.send("POST", collection, "application/json",
-                Json.string(toCreate(golden(golden.object(), storage), name))).statusCode()).isEqualTo(201);
-        ObjectNode withStatus = toCreate(golden(golden.object(), written), name);
-        withStatus.set("status", golden(golden.object(), written).get("status"));
+                Json.string(toCreate(GoldenObjects.load(golden.object(), storage), name))).statusCode()).isEqualTo(201);
+        ObjectNode withStatus = toCreate(GoldenObjects.load(golden.object(), written), name);
+        withStatus.set("status", GoldenObjects.load(golden.object(), written).get("status"));
 
         HttpResponse<String> updated = fixture.send("PUT", collection(golden, written) + "/" + name + "/status",
                 "application/json", Json.string(withStatus));
@@ -101,7 +100,7 @@ class DraVersionsTest extends ServerTestBase {
         for (String read : golden.versions()) {
             JsonNode object = get(collection(golden, read) + "/" + name);
             assertThat(object.get("status")).as("status read in %s", read)
-                    .isEqualTo(golden(golden.object(), read).get("status"));
+                    .isEqualTo(GoldenObjects.load(golden.object(), read).get("status"));
         }
     }
 
@@ -187,9 +186,9 @@ class DraVersionsTest extends ServerTestBase {
     @Test
     void patchesAndServerSideApplyInV1beta1() {
         String slice = GROUP + "v1beta1/resourceslices/patched-slice";
-        assertThat(fixture.send("POST", GROUP + "v1beta1/resourceslices", "application/json",
-                Json.string(toCreate(golden("resourceslice-node", "v1beta1"), "patched-slice"))).statusCode())
-                .isEqualTo(201);
+        ObjectNode created = toCreate(GoldenObjects.load("resourceslice-node", "v1beta1"), "patched-slice");
+        assertThat(fixture.send("POST", GROUP + "v1beta1/resourceslices", "application/json", Json.string(created))
+                .statusCode()).isEqualTo(201);
 
         HttpResponse<String> jsonPatched = fixture.send("PATCH", slice, "application/json-patch+json", """
                 [{"op":"replace","path":"/spec/devices/0/basic/attributes/model/string","value":"h100"}]""");
@@ -225,9 +224,9 @@ class DraVersionsTest extends ServerTestBase {
     @Test
     void managedFieldsRecordTheVersionEachManagerWrote() {
         String slice = "/resourceslices/owned-slice";
+        ObjectNode alice = toCreate(GoldenObjects.load("resourceslice-node", "v1beta1"), "owned-slice");
         assertThat(fixture.send("PATCH", GROUP + "v1beta1" + slice + "?fieldManager=alice",
-                "application/apply-patch+yaml", Json.string(toCreate(golden("resourceslice-node", "v1beta1"),
-                        "owned-slice"))).statusCode()).isEqualTo(201);
+                "application/apply-patch+yaml", Json.string(alice)).statusCode()).isEqualTo(201);
         assertThat(fixture.send("PATCH", GROUP + "v1beta2" + slice + "?fieldManager=bob",
                 "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"by\":\"bob\"}}}").statusCode())
                 .isEqualTo(200);
@@ -237,7 +236,7 @@ class DraVersionsTest extends ServerTestBase {
                 .containsExactly("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2");
         assertThat(managed.at("/1/fieldsV1/f:metadata/f:labels/f:by").isObject()).isTrue();
 
-        ObjectNode carol = toCreate(golden("resourceslice-node", "v1"), "owned-slice");
+        ObjectNode carol = toCreate(GoldenObjects.load("resourceslice-node", "v1"), "owned-slice");
         ((ObjectNode) carol.at("/spec/devices/0/attributes/model")).put("string", "h100");
         HttpResponse<String> conflict = fixture.send("PATCH", GROUP + "v1" + slice + "?fieldManager=carol",
                 "application/apply-patch+yaml", Json.string(carol));
@@ -393,17 +392,5 @@ class DraVersionsTest extends ServerTestBase {
 
     private static JsonNode parse(String json) {
         return Json.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    private static ObjectNode golden(String object, String version) {
-        String resource = "/io/kdra/apiserver/resource/golden/" + object + "/" + version + ".json";
-        try (InputStream json = DraVersionsTest.class.getResourceAsStream(resource)) {
-            if (json == null) {
-                throw new IllegalStateException("missing test resource " + resource);
-            }
-            return (ObjectNode) Json.parse(json.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kdra.apiserver.conversion.VersionConverter;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -26,7 +24,7 @@ class GoldenConversionTest {
     static Stream<Arguments> conversions() {
         List<Arguments> cases = new ArrayList<>();
         for (String object : OBJECTS) {
-            String kind = golden(object, "v1beta2").get("kind").stringValue();
+            String kind = GoldenObjects.load(object, "v1beta2").get("kind").stringValue();
             List<String> versions = ResourceKinds.servedVersions(kind);
             for (String source : versions) {
                 for (String target : versions) {
@@ -40,37 +38,25 @@ class GoldenConversionTest {
     @ParameterizedTest
     @MethodSource("conversions")
     void convertsToTheGoldenObjectOfTheTargetVersion(String object, String source, String target) {
-        ObjectNode input = golden(object, source);
+        ObjectNode input = GoldenObjects.load(object, source);
         ObjectNode untouched = input.deepCopy();
         VersionConverter converter = ResourceKinds.converters().get(input.get("kind").stringValue());
 
         ObjectNode converted = converter.convert(input, target);
 
-        assertThat(converted).isEqualTo(golden(object, target));
+        assertThat(converted).isEqualTo(GoldenObjects.load(object, target));
         assertThat(input).isEqualTo(untouched);
     }
 
     @ParameterizedTest
     @MethodSource("conversions")
     void roundTripsThroughTheStorageVersion(String object, String source, String target) {
-        ObjectNode input = golden(object, source);
+        ObjectNode input = GoldenObjects.load(object, source);
         String kind = input.get("kind").stringValue();
         VersionConverter converter = ResourceKinds.converters().get(kind);
 
         ObjectNode stored = converter.convert(converter.convert(input, target), ResourceKinds.storageVersion(kind));
 
         assertThat(converter.convert(stored, source)).isEqualTo(input);
-    }
-
-    static ObjectNode golden(String object, String version) {
-        String resource = "golden/" + object + "/" + version + ".json";
-        try (InputStream json = GoldenConversionTest.class.getResourceAsStream(resource)) {
-            if (json == null) {
-                throw new IllegalStateException("missing test resource " + resource);
-            }
-            return (ObjectNode) TestJson.MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -6,9 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kdra.apiserver.api.BuiltinResources;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.resource.GoldenObjects;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -54,7 +53,7 @@ class KindSchemaTest {
     @MethodSource("goldenObjects")
     void goldenObjectsHaveNoUnknownField(String object, String kind, List<String> versions) {
         for (String version : versions) {
-            ObjectNode golden = golden(object, version);
+            ObjectNode golden = GoldenObjects.load(object, version);
             ObjectNode decoded = golden.deepCopy();
 
             assertThat(schema("resource.k8s.io", version, kind).decode(decoded)).as(version).isEmpty();
@@ -94,33 +93,33 @@ class KindSchemaTest {
                 .containsExactly("spec.devices[0].basic");
     }
 
-    @Test
-    void aValueOfTheWrongTypeIsNamedAsGoNamesIt() {
-        KindSchema pods = schema("", "v1", "Pod");
+    static Stream<Arguments> valuesOfTheWrongType() {
+        return Stream.of(
+                Arguments.of("Pod", "{'metadata':{'name':7}}",
+                        "number into Go struct field ObjectMeta.metadata.name of type string"),
+                Arguments.of("Pod", "{'spec':{'containers':{'name':'c'}}}",
+                        "object into Go struct field PodSpec.spec.containers of type []v1.Container"),
+                Arguments.of("Pod", "{'spec':{'containers':[{'name':'c','ports':[{'containerPort':'80'}]}]}}",
+                        "string into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32"),
+                Arguments.of("Pod", "{'spec':{'activeDeadlineSeconds':1.5}}",
+                        "number 1.5 into Go struct field PodSpec.spec.activeDeadlineSeconds of type int64"),
+                Arguments.of("Pod", "{'spec':{'priority':3000000000}}",
+                        "number 3000000000 into Go struct field PodSpec.spec.priority of type int32"),
+                Arguments.of("Pod", "{'metadata':{'labels':{'a':true}}}",
+                        "bool into Go struct field ObjectMeta.metadata.labels.a of type string"),
+                Arguments.of("Pod", "{'spec':'x'}", "string into Go struct field Pod.spec of type v1.PodSpec"),
+                Arguments.of("ResourceClaim",
+                        "{'spec':{'devices':{'requests':[{'name':'a','exactly':{'count':'2'}}]}}}",
+                        "string into Go struct field ExactDeviceRequest.spec.devices.requests.exactly.count of type "
+                                + "int64"));
+    }
 
-        assertThat(mismatch(pods, "{\"metadata\":{\"name\":7}}"))
-                .isEqualTo("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string");
-        assertThat(mismatch(pods, "{\"spec\":{\"containers\":{\"name\":\"c\"}}}"))
-                .isEqualTo("json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type "
-                        + "[]v1.Container");
-        assertThat(mismatch(pods, "{\"spec\":{\"containers\":[{\"name\":\"c\",\"ports\":[{\"containerPort\":\"80\"}]}]}}"))
-                .isEqualTo("json: cannot unmarshal string into Go struct field ContainerPort.spec.containers.ports."
-                        + "containerPort of type int32");
-        assertThat(mismatch(pods, "{\"spec\":{\"activeDeadlineSeconds\":1.5}}"))
-                .isEqualTo("json: cannot unmarshal number 1.5 into Go struct field PodSpec.spec.activeDeadlineSeconds "
-                        + "of type int64");
-        assertThat(mismatch(pods, "{\"spec\":{\"priority\":3000000000}}"))
-                .isEqualTo("json: cannot unmarshal number 3000000000 into Go struct field PodSpec.spec.priority of type "
-                        + "int32");
-        assertThat(mismatch(pods, "{\"metadata\":{\"labels\":{\"a\":true}}}"))
-                .isEqualTo("json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels.a of type "
-                        + "string");
-        assertThat(mismatch(pods, "{\"spec\":\"x\"}"))
-                .isEqualTo("json: cannot unmarshal string into Go struct field Pod.spec of type v1.PodSpec");
-        assertThat(mismatch(schema("resource.k8s.io", "v1", "ResourceClaim"),
-                "{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"a\",\"exactly\":{\"count\":\"2\"}}]}}}"))
-                .isEqualTo("json: cannot unmarshal string into Go struct field ExactDeviceRequest.spec.devices.requests."
-                        + "exactly.count of type int64");
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("valuesOfTheWrongType")
+    void aValueOfTheWrongTypeIsNamedAsGoNamesIt(String kind, String json, String cannotUnmarshal) {
+        KindSchema schema = kind.equals("Pod") ? schema("", "v1", kind) : schema("resource.k8s.io", "v1", kind);
+
+        assertThat(mismatch(schema, json.replace('\'', '"'))).isEqualTo("json: cannot unmarshal " + cannotUnmarshal);
     }
 
     @Test
@@ -157,14 +156,5 @@ class KindSchemaTest {
 
     private static ObjectNode object(String json) {
         return (ObjectNode) Json.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    private static ObjectNode golden(String object, String version) {
-        String resource = "/io/kdra/apiserver/resource/golden/" + object + "/" + version + ".json";
-        try (InputStream json = KindSchemaTest.class.getResourceAsStream(resource)) {
-            return (ObjectNode) Json.parse(json.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -55,7 +55,29 @@ final class BodyDecoder {
     }
 
     static Decoded decode(ResourceType type, String urlVersion, byte[] body, FieldValidation validation) {
-        JsonNode node = parse(body);
+        Decoded typed = typed(type, urlVersion, parse(body));
+        return new Decoded(typed.object(), typed.version(),
+                decodeFields(type.group(), typed.version(), type.kind(), typed.object(), validation));
+    }
+
+    /**
+     * Decodes a server-side apply configuration. Apply needs a field's schema to merge it, so kube-apiserver rejects
+     * unknown fields in one whatever the field validation, with the error of its structured merge.
+     */
+    static ObjectNode decodeApplyConfiguration(ResourceType type, String urlVersion, JsonNode config) {
+        Decoded typed = typed(type, urlVersion, config);
+        List<String> unknown = unknownFields(type.group(), typed.version(), type.kind(), typed.object());
+        if (!unknown.isEmpty()) {
+            List<String> errors = unknown.stream().map(f -> "." + f + ": field not declared in schema").toList();
+            throw ApiException.badRequest(String.format("failed to create typed patch object (%s/%s, Kind=%s): %s",
+                    type.group(), typed.version(), type.kind(),
+                    errors.size() == 1 ? errors.get(0) : "errors:\n  " + String.join("\n  ", errors)));
+        }
+        return typed.object();
+    }
+
+    /** The body as an object of the URL's kind, with the version its apiVersion names; no warnings yet. */
+    private static Decoded typed(ResourceType type, String urlVersion, JsonNode node) {
         if (!node.isObject()) {
             throw ApiException.badRequest("couldn't get version/kind; json parse error: json: cannot unmarshal "
                     + node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT) + " into Go value of type "
@@ -85,8 +107,7 @@ final class BodyDecoder {
             throw ApiException.badRequest(String.format("%s in version \"%s\" cannot be handled as a %s: no kind "
                     + "\"%s\" is registered for version \"%s\"", kind, version, type.kind(), kind, apiVersion));
         }
-        List<String> warnings = decodeFields(type.group(), version, kind, object, validation);
-        return new Decoded(object, version, warnings);
+        return new Decoded(object, version, List.of());
     }
 
     /**
@@ -97,21 +118,29 @@ final class BodyDecoder {
      */
     static List<String> decodeFields(String group, String version, String kind, ObjectNode object,
             FieldValidation validation) {
+        List<String> texts = unknownFields(group, version, kind, object).stream()
+                .map(f -> "unknown field \"" + f + "\"").toList();
+        if (!texts.isEmpty() && validation == FieldValidation.STRICT) {
+            throw ApiException.badRequest(cannotHandle(version, kind) + "strict decoding error: "
+                    + String.join(", ", texts));
+        }
+        return validation == FieldValidation.IGNORE ? List.of() : texts;
+    }
+
+    /** @return the paths of the unknown fields, which are gone from the object */
+    private static List<String> unknownFields(String group, String version, String kind, ObjectNode object) {
         KindSchema schema = KindSchema.of(group, version, kind).orElse(null);
         if (schema == null) {
             return List.of();
         }
-        String cannotHandle = String.format("%s in version \"%s\" cannot be handled as a %s: ", kind, version, kind);
-        List<String> unknown;
         try {
-            unknown = schema.decode(object);
+            return schema.decode(object);
         } catch (DecodingException e) {
-            throw ApiException.badRequest(cannotHandle + e.getMessage());
+            throw ApiException.badRequest(cannotHandle(version, kind) + e.getMessage());
         }
-        List<String> texts = unknown.stream().map(f -> "unknown field \"" + f + "\"").toList();
-        if (!texts.isEmpty() && validation == FieldValidation.STRICT) {
-            throw ApiException.badRequest(cannotHandle + "strict decoding error: " + String.join(", ", texts));
-        }
-        return validation == FieldValidation.IGNORE ? List.of() : texts;
+    }
+
+    private static String cannotHandle(String version, String kind) {
+        return String.format("%s in version \"%s\" cannot be handled as a %s: ", kind, version, kind);
     }
 }

@@ -87,18 +87,19 @@ final class PatchEndpoint {
         }
         boolean force = call.flag("force");
         WriteContext context = call.writeContext(null);
-        BodyDecoder.Decoded applied = BodyDecoder.decode(type, version, Json.bytes(config),
-                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+        // apply rejects unknown fields whatever the directive, but a directive that is not one is still an error
+        BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
+        ObjectNode applied = BodyDecoder.decodeApplyConfiguration(type, version, config);
         String time = Meta.timestamp(clock.instant());
         boolean[] created = {false};
         ObjectNode result = registry.patch(type, call.info().namespace(), call.info().name(), current -> {
             created[0] = current == null;
             ObjectNode live = current == null ? null : kinds.fromStorage(type, current, version).deepCopy();
             return kinds.toStorage(type,
-                    patchedObject(type, version, ServerSideApply.apply(live, applied.object(), manager, force, time)),
+                    patchedObject(type, version, ServerSideApply.apply(live, applied, manager, force, time)),
                     version);
         }, context, statusSubresource, true, false);
-        return new Patched(result, created[0], applied.warnings());
+        return new Patched(result, created[0], List.of());
     }
 
     private static ObjectNode patchedObject(ResourceType type, String version, JsonNode patched) {

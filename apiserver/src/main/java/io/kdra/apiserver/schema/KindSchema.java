@@ -148,7 +148,9 @@ public final class KindSchema {
                     ? "[]" + goType(arguments[0])
                     : "map[string]" + goType(arguments[1]);
         }
-        Class<?> c = (Class<?>) type;
+        if (!(type instanceof Class<?> c)) {
+            return "interface {}";
+        }
         return switch (c.getSimpleName()) {
             case "String" -> "string";
             case "Integer" -> "int32";

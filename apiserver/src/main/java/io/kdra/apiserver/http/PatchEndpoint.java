@@ -52,7 +52,7 @@ final class PatchEndpoint {
         ResourceType type = call.type();
         String version = call.info().version();
         String name = call.info().name();
-        JsonNode patch = BodyDecoder.parse(call.body());
+        JsonNode patch = BodyDecoder.parse(call.body(), contentType);
         if (contentType.equals(APPLY_PATCH)) {
             return apply(call, patch, statusSubresource);
         }

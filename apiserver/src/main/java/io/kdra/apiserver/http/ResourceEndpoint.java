@@ -43,6 +43,11 @@ final class ResourceEndpoint {
     void handle(Call call) {
         RequestInfo info = call.info();
         HttpMethod method = call.request().method();
+        boolean watch = method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"));
+        if (MediaTypes.answersInYaml(call.request().getHeader("Accept"), watch)) {
+            // Responses converts every answer written from here on
+            call.request().response().putHeader("Content-Type", MediaTypes.YAML);
+        }
         if (info.subresource() != null) {
             if (!call.type().hasSubresource(info.subresource())) {
                 throw ApiException.pathNotFound();
@@ -51,7 +56,7 @@ final class ResourceEndpoint {
             return;
         }
         if (info.name() == null) {
-            if (method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"))) {
+            if (watch) {
                 watches.start(call, WatchSink.http(startStream(call.request().response())));
             } else if (method == HttpMethod.GET) {
                 lists.respond(call, lists.select(call));
@@ -192,10 +197,11 @@ final class ResourceEndpoint {
 
     BodyDecoder.Decoded decode(Call call) {
         String contentType = call.request().getHeader("Content-Type");
-        if (contentType != null && !contentType.startsWith(Responses.JSON) && !contentType.startsWith("*/*")) {
-            throw ApiException.unsupportedMediaType(contentType, Responses.JSON);
+        if (contentType != null && !contentType.startsWith(Responses.JSON) && !contentType.startsWith("*/*")
+                && !contentType.startsWith(MediaTypes.YAML)) {
+            throw ApiException.unsupportedMediaType(contentType, Responses.JSON + ", " + MediaTypes.YAML);
         }
-        return BodyDecoder.decode(call.type(), call.info().version(), call.body(),
+        return BodyDecoder.decode(call.type(), call.info().version(), BodyDecoder.parse(call.body(), contentType),
                 BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
     }
 

@@ -6,7 +6,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import tools.jackson.databind.JsonNode;
 
-/** Writing JSON answers and Status errors. */
+/** Writing answers and Status errors: JSON, or YAML for a request that negotiated it. */
 final class Responses {
 
     static final String JSON = "application/json";
@@ -21,8 +21,13 @@ final class Responses {
         buffer(response, code, Buffer.buffer(body));
     }
 
+    /** Writes the JSON body, as YAML when the request negotiated YAML ({@link MediaTypes#answersInYaml}). */
     static void buffer(HttpServerResponse response, int code, Buffer body) {
         if (response.ended() || response.closed()) {
+            return;
+        }
+        if (MediaTypes.YAML.equals(response.headers().get("Content-Type"))) {
+            response.setStatusCode(code).end(Buffer.buffer(Json.yaml(Json.parse(body.getBytes()))));
             return;
         }
         response.setStatusCode(code).putHeader("Content-Type", JSON).end(body);

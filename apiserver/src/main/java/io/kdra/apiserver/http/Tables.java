@@ -8,10 +8,7 @@ import io.kdra.apiserver.printing.Column;
 import io.kdra.apiserver.printing.Printers;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -46,32 +43,22 @@ final class Tables {
      * @return the table the Accept header asks for before any plain JSON, or null when the client wants objects
      */
     static Format requested(Call call) {
-        String accept = call.request().getHeader("Accept");
-        if (accept == null) {
-            return null;
-        }
-        for (String mediaRange : accept.split(",")) {
-            String[] parts = mediaRange.split(";");
-            String media = parts[0].trim().toLowerCase(Locale.ROOT);
-            Map<String, String> params = new HashMap<>();
-            for (int i = 1; i < parts.length; i++) {
-                String[] pair = parts[i].split("=", 2);
-                params.put(pair[0].trim(), pair.length > 1 ? pair[1].trim() : "");
+        for (MediaTypes.MediaRange range : MediaTypes.parseAccept(call.request().getHeader("Accept"))) {
+            if (isTableRequest(range)) {
+                return new Format(META_GROUP + "/" + range.params().get("v"), include(call.param("includeObject")));
             }
-            String as = params.get("as");
-            if (as == null) {
-                if (media.equals(Responses.JSON) || media.equals("*/*") || media.equals("application/*")) {
-                    return null;
-                }
-                continue;
-            }
-            String version = params.get("v");
-            if (as.equals("Table") && media.equals(Responses.JSON) && META_GROUP.equals(params.get("g"))
-                    && ("v1".equals(version) || "v1beta1".equals(version))) {
-                return new Format(META_GROUP + "/" + version, include(call.param("includeObject")));
+            if (range.isJson() && !range.params().containsKey("as")) {
+                return null;
             }
         }
         return null;
+    }
+
+    /** @return whether the entry asks for a Table in a version the server writes */
+    static boolean isTableRequest(MediaTypes.MediaRange range) {
+        String version = range.params().get("v");
+        return range.type().equals(Responses.JSON) && "Table".equals(range.params().get("as"))
+                && META_GROUP.equals(range.params().get("g")) && ("v1".equals(version) || "v1beta1".equals(version));
     }
 
     private static IncludeObject include(String value) {

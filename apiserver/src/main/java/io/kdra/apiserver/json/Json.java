@@ -8,11 +8,20 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.dataformat.yaml.YAMLWriteFeature;
 
-/** The JSON tree toolkit of the API server: one mapper, and null-safe access to the paths objects are made of. */
+/**
+ * The JSON tree toolkit of the API server: one mapper (and one for YAML, which requests and answers may use instead), and
+ * null-safe access to the paths objects are made of.
+ */
 public final class Json {
 
     public static final JsonMapper MAPPER = JsonMapper.builder().build();
+    /** Strings stay quoted: a YAML 1.1 reader would take an unquoted resourceVersion or timestamp for another type. */
+    private static final YAMLMapper YAML = YAMLMapper.builder()
+            .disable(YAMLWriteFeature.WRITE_DOC_START_MARKER)
+            .build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private Json() {}
@@ -28,6 +37,15 @@ public final class Json {
     /** @throws JacksonException when the bytes are not one JSON value */
     public static JsonNode parse(byte[] bytes) {
         return MAPPER.readTree(bytes);
+    }
+
+    /** @throws JacksonException when the bytes are not one YAML document */
+    public static JsonNode parseYaml(byte[] bytes) {
+        return YAML.readTree(bytes);
+    }
+
+    public static byte[] yaml(JsonNode node) {
+        return YAML.writeValueAsBytes(node);
     }
 
     public static byte[] bytes(JsonNode node) {

@@ -1,0 +1,78 @@
+package io.kdra.apiserver.http;
+
+import io.kdra.apiserver.api.ApiException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Content negotiation of resource requests. Bodies and answers are JSON, or YAML as kube-apiserver also speaks it;
+ * protobuf is not spoken. An Accept header that names nothing the server writes is a 406, as upstream.
+ */
+final class MediaTypes {
+
+    static final String YAML = "application/yaml";
+    private static final String APPLY_PATCH = "application/apply-patch+yaml";
+
+    /** One entry of an Accept header: {@code application/json;as=Table;v=v1;g=meta.k8s.io}. */
+    record MediaRange(String type, Map<String, String> params) {
+
+        boolean isJson() {
+            return type.equals(Responses.JSON) || type.equals("*/*") || type.equals("application/*");
+        }
+    }
+
+    private MediaTypes() {}
+
+    /** @return the entries of the header in their order, lower-case types; empty for no header */
+    static List<MediaRange> parseAccept(String accept) {
+        List<MediaRange> ranges = new ArrayList<>();
+        if (accept == null || accept.isBlank()) {
+            return ranges;
+        }
+        for (String entry : accept.split(",")) {
+            String[] parts = entry.split(";");
+            Map<String, String> params = new HashMap<>();
+            for (int i = 1; i < parts.length; i++) {
+                String[] pair = parts[i].split("=", 2);
+                params.put(pair[0].trim(), pair.length > 1 ? pair[1].trim() : "");
+            }
+            ranges.add(new MediaRange(parts[0].trim().toLowerCase(Locale.ROOT), params));
+        }
+        return ranges;
+    }
+
+    /**
+     * @return whether the answer is to be YAML rather than JSON: the first entry the server can write decides
+     * @throws ApiException 406 when no entry can be written
+     */
+    static boolean answersInYaml(String accept, boolean watch) {
+        List<MediaRange> ranges = parseAccept(accept);
+        if (ranges.isEmpty()) {
+            return false;
+        }
+        for (MediaRange range : ranges) {
+            String as = range.params().get("as");
+            if (range.isJson() && (as == null || Tables.isTableRequest(range))) {
+                return false;
+            }
+            // watch events are JSON lines: YAML has no stream framing
+            if (range.type().equals(YAML) && as == null && !watch) {
+                return true;
+            }
+        }
+        throw ApiException.of(406, "NotAcceptable", "only the following media types are accepted: "
+                + Responses.JSON + ", " + YAML, null);
+    }
+
+    /** @return whether a request body of this Content-Type is YAML (an apply patch is YAML, JSON included) */
+    static boolean isYamlBody(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String type = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        return type.equals(YAML) || type.equals(APPLY_PATCH);
+    }
+}

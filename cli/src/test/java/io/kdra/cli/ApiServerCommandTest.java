@@ -152,7 +152,7 @@ class ApiServerCommandTest {
         return kubeconfig;
     }
 
-    /** SIGTERM: the server is closed by the shutdown hook, which says so, and nothing is reported on stderr. */
+    /** SIGTERM: the shutdown hook closes the server and says so; no warning or error on stderr. */
     private static void assertStopsCleanly(KdraProcess apiserver) throws InterruptedException, IOException {
         assertThat(apiserver.terminate()).as("exit code after SIGTERM; stderr: %s", apiserver.stderr()).isEqualTo(143);
         assertThat(apiserver.valueOf("stopped")).isEmpty();

@@ -6,6 +6,7 @@ import io.kdra.allocator.cel.SelectorCompiler;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.ApiServerConfig;
 import io.kdra.apiserver.validation.ExpressionChecker;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -46,18 +47,30 @@ final class ApiServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ApiServerConfig config = ApiServerConfig.defaults().withPort(port).withTls(tls)
                 .withKubernetesVersion(kubernetesVersion);
-        CountDownLatch stopped = new CountDownLatch(1);
-        try (ApiServer server = ApiServer.builder().config(config).celChecker(celChecker()).build().start()) {
-            Path written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("kdra API server listening on " + server.url());
-            out.println("kubeconfig: " + written);
-            out.println("  export KUBECONFIG=" + written);
-            out.println("Press Ctrl-C to stop.");
-            out.flush();
-            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "kdra-apiserver-stop"));
-            stopped.await();
+        ApiServer server = ApiServer.builder().config(config).celChecker(celChecker()).build().start();
+        Path written;
+        try {
+            written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
         }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("kdra API server listening on " + server.url());
+        out.println("kubeconfig: " + written);
+        out.println("  export KUBECONFIG=" + written);
+        out.println("Press Ctrl-C or send SIGTERM to stop.");
+        out.flush();
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        // The JVM ends once the shutdown hooks are done, so stopping happens in the hook itself.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            out.println("stopped");
+            out.flush();
+            stopped.countDown();
+        }, "kdra-apiserver-stop"));
+        stopped.await();
         return 0;
     }
 

@@ -1,19 +1,50 @@
 package io.kdra.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.validation.ExpressionChecker;
+import java.io.File;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+/** {@code kdra cluster apiserver}: flags and the CEL check in-process, the run as a separate JVM stopped by SIGTERM. */
 class ApiServerCommandTest {
+
+    private Path dir;
+
+    @BeforeEach
+    void createDirectory() throws IOException {
+        dir = ShortDirs.create();
+    }
+
+    @AfterEach
+    void removeDirectory() throws IOException {
+        ShortDirs.delete(dir);
+    }
 
     @Test
     void helpListsEveryOption() {
@@ -66,5 +97,71 @@ class ApiServerCommandTest {
                 .header("Authorization", "Bearer " + server.adminToken()).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theWrittenKubeconfigServesTheFabric8ClientAndSigtermStopsTheServerCleanly() throws Exception {
+        try (KdraProcess apiserver = startApiServer()) {
+            Path kubeconfig = awaitKubeconfig(apiserver);
+
+            try (KubernetesClient client = new KubernetesClientBuilder()
+                    .withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build()) {
+                assertThat(client.getMasterUrl().getProtocol()).isEqualTo("https");
+                client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withName("greeting")
+                        .endMetadata().withData(Map.of("hello", "world")).build()).create();
+                ConfigMap read = client.configMaps().inNamespace("default").withName("greeting").get();
+                assertThat(read.getData()).containsExactlyEntriesOf(Map.of("hello", "world"));
+                assertThat(read.getMetadata().getUid()).isNotEmpty();
+            }
+
+            assertStopsCleanly(apiserver);
+        }
+    }
+
+    @Test
+    void kubectlListsNamespacesWithTheWrittenKubeconfig() throws Exception {
+        assumeTrue(onPath("kubectl"), "kubectl is not on the PATH");
+        try (KdraProcess apiserver = startApiServer()) {
+            Path kubeconfig = awaitKubeconfig(apiserver);
+
+            Path output = dir.resolve("kubectl.out");
+            Process kubectl = new ProcessBuilder("kubectl", "--kubeconfig", kubeconfig.toString(), "get", "namespaces",
+                    "-o", "name").redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            if (!kubectl.waitFor(KdraProcess.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                kubectl.destroyForcibly();
+                throw new AssertionError("kubectl did not end within " + KdraProcess.PATIENCE);
+            }
+            String printed = Files.readString(output, StandardCharsets.UTF_8);
+            assertThat(kubectl.exitValue()).as(printed).isZero();
+            assertThat(printed.lines()).contains("namespace/default", "namespace/kube-system");
+
+            assertStopsCleanly(apiserver);
+        }
+    }
+
+    private KdraProcess startApiServer() throws IOException {
+        return KdraProcess.start(dir.resolve("apiserver.err"), List.of("cluster", "apiserver", "--port", "0",
+                "--kubeconfig", dir.resolve("kubeconfig").toString()));
+    }
+
+    /** Waits for the printed kubeconfig line and checks that it names the written file. */
+    private Path awaitKubeconfig(KdraProcess apiserver) throws InterruptedException, IOException {
+        Path kubeconfig = Path.of(apiserver.valueOf("kubeconfig: "));
+        assertThat(kubeconfig).isEqualTo(dir.resolve("kubeconfig"));
+        await().atMost(KdraProcess.PATIENCE).until(() -> Files.size(kubeconfig) > 0);
+        return kubeconfig;
+    }
+
+    /** SIGTERM: the shutdown hook closes the server and says so; no warning or error on stderr. */
+    private static void assertStopsCleanly(KdraProcess apiserver) throws InterruptedException, IOException {
+        assertThat(apiserver.terminate()).as("exit code after SIGTERM; stderr: %s", apiserver.stderr()).isEqualTo(143);
+        assertThat(apiserver.valueOf("stopped")).isEmpty();
+        assertThat(apiserver.stderr()).doesNotContain("Exception", "ERROR", "WARN");
+    }
+
+    private static boolean onPath(String program) {
+        String path = System.getenv().getOrDefault("PATH", "");
+        return Stream.of(path.split(File.pathSeparator)).filter(entry -> !entry.isEmpty())
+                .map(entry -> Path.of(entry, program)).anyMatch(Files::isExecutable);
     }
 }

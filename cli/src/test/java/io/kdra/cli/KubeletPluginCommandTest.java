@@ -34,7 +34,7 @@ class KubeletPluginCommandTest {
 
     private static final String DRIVER = DemoCluster.DRIVER;
     private static final String NODE = DemoCluster.NODE;
-    private static final Duration PATIENCE = StandaloneDriver.PATIENCE;
+    private static final Duration PATIENCE = KdraProcess.PATIENCE;
 
     private Path dir;
 
@@ -121,8 +121,8 @@ class KubeletPluginCommandTest {
     @Test
     void standaloneDriverRegistersPublishesPreparesAndStopsCleanlyOnSigterm() throws Exception {
         try (DemoCluster cluster = new DemoCluster(dir);
-                StandaloneDriver driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--num-devices", "3")) {
-            Path registrationSocket = driver.registrationSocket();
+                KdraProcess driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--num-devices", "3")) {
+            Path registrationSocket = Path.of(driver.valueOf("registration socket: "));
             Path draSocket = Path.of(driver.valueOf("DRA socket: "));
             assertThat(registrationSocket).isEqualTo(dir.resolve("reg").resolve(DRIVER + "-reg.sock"));
             assertThat(draSocket).isEqualTo(dir.resolve("data").resolve(DRIVER).resolve("dra.sock"));

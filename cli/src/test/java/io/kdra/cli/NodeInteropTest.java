@@ -86,10 +86,10 @@ class NodeInteropTest {
     @Test
     void nodeGrpcClientRegistersAndCallsEveryMethodOfEveryServedVersion() throws Exception {
         try (DemoCluster cluster = new DemoCluster(dir);
-                StandaloneDriver driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--node-v1alpha4")) {
-            Path registrationSocket = driver.registrationSocket();
+                KdraProcess driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--node-v1alpha4")) {
+            Path registrationSocket = Path.of(driver.valueOf("registration socket: "));
 
-            Run client = Run.of(NODE_PROJECT, StandaloneDriver.PATIENCE.toSeconds(), "node", "interop.js",
+            Run client = Run.of(NODE_PROJECT, KdraProcess.PATIENCE.toSeconds(), "node", "interop.js",
                     registrationSocket.toString(), PROTOS.toString(), "demo", "claim", cluster.claimUid());
 
             assertThat(client.code()).as("node interop.js output:\n%s\ndriver stderr:\n%s", client.output(),

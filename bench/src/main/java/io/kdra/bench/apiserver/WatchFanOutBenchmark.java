@@ -1,0 +1,176 @@
+package io.kdra.bench.apiserver;
+
+import io.kdra.bench.CpuMeter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * Watch fan-out: one writer creates and then updates ConfigMaps over HTTP while 1, 10 or 100 HTTP watchers stream
+ * every event of the resource. The result that matters is {@code write:events}, the events delivered per second
+ * (writes/s × watchers).
+ *
+ * <p>The writer never runs more than {@value #MAX_LAG} events ahead of the slowest watcher, so the measured rate is
+ * the one at which every watcher keeps up, not the one at which the server queues; the bound is far below the
+ * server's watch queue capacity, so no watcher is dropped for lagging. Every iteration ends only when each watcher has
+ * read one event per write, so a watcher that was dropped or stalled fails the run instead of flattering it.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+public class WatchFanOutBenchmark {
+
+    private static final int MAX_LAG = 1_000;
+    /** Names are reused, so that after the first round every write is an update (MODIFIED) rather than a create. */
+    private static final int NAMES = 1_000;
+    private static final long CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    @Param({"1", "10", "100"})
+    public int watchers;
+
+    private RunningServer server;
+    private final List<Watcher> watching = new ArrayList<>();
+    /** Writes so far; written by the one writer thread only. */
+    private long writes;
+    /** The fewest events any watcher had read when last looked at; only looked at again when the lag bound is hit. */
+    private long slowestRead;
+    private final CpuMeter cpu = new CpuMeter();
+
+    /** The events the writer caused, as JMH reports them per second next to the writes. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Delivered {
+        public long events;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            events = 0;
+        }
+    }
+
+    /** One watch connection, read to the end on its own thread; counts the newline-terminated events. */
+    private static final class Watcher implements Runnable {
+        private final HttpConnection connection;
+        private final AtomicLong events = new AtomicLong();
+        private volatile boolean ended;
+
+        Watcher(HttpConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void run() {
+            try {
+                connection.readStream(chunk -> {
+                    long lines = 0;
+                    for (int i = chunk.offset(); i < chunk.offset() + chunk.length(); i++) {
+                        if (chunk.bytes()[i] == '\n') {
+                            lines++;
+                        }
+                    }
+                    events.addAndGet(lines);
+                });
+            } catch (IOException | UncheckedIOException e) {
+                // the watch ends with the server
+            } finally {
+                ended = true;
+            }
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void start() {
+        server = new RunningServer();
+        for (int i = 0; i < watchers; i++) {
+            HttpConnection connection = server.connect();
+            connection.openStream("/api/v1/namespaces/default/configmaps?watch=1");
+            Watcher watcher = new Watcher(connection);
+            Thread reader = new Thread(watcher, "watcher-" + i);
+            reader.setDaemon(true);
+            reader.start();
+            watching.add(watcher);
+        }
+    }
+
+    @Setup(Level.Iteration)
+    public void markIterationStart() {
+        cpu.start(writes * watchers);
+    }
+
+    @Benchmark
+    public void write(Delivered delivered) throws InterruptedException {
+        if (writes - slowestRead >= MAX_LAG) {
+            slowestRead = awaitSlowest(writes - MAX_LAG / 2);
+        }
+        long write = writes++;
+        String name = "cm-" + write % NAMES;
+        if (write < NAMES) {
+            server.send("POST", "/api/v1/namespaces/default/configmaps", RunningServer.configMap(name));
+        } else {
+            server.send("PUT", "/api/v1/namespaces/default/configmaps/" + name, configMapVersion(name, write));
+        }
+        delivered.events += watchers;
+    }
+
+    /** Waits until every watcher has read every event so far; the CPU figure includes delivering them. */
+    @TearDown(Level.Iteration)
+    public void awaitWatchers() throws InterruptedException {
+        slowestRead = awaitSlowest(writes);
+        cpu.report(writes * watchers, "event");
+    }
+
+    /**
+     * Waits until every watcher has read at least {@code events} events.
+     *
+     * @return the fewest events a watcher has read
+     * @throws IllegalStateException if a watcher was dropped or read nothing new for 60 s
+     */
+    private long awaitSlowest(long events) throws InterruptedException {
+        long slowest = Long.MAX_VALUE;
+        for (Watcher watcher : watching) {
+            long read = watcher.events.get();
+            long progressAt = System.nanoTime();
+            while (read < events) {
+                if (watcher.ended || System.nanoTime() - progressAt > CATCH_UP_NANOS) {
+                    throw new IllegalStateException("a watcher read " + read + " of " + writes + " events"
+                            + (watcher.ended ? " and was dropped" : " and nothing more for 60 s"));
+                }
+                Thread.sleep(1);
+                long now = watcher.events.get();
+                if (now > read) {
+                    read = now;
+                    progressAt = System.nanoTime();
+                }
+            }
+            slowest = Math.min(slowest, read);
+        }
+        return slowest;
+    }
+
+    /** The ConfigMap with a new value, without a resourceVersion: an unconditional update. */
+    private static String configMapVersion(String name, long write) {
+        return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+                + "\",\"labels\":{\"app\":\"bench\"}},\"data\":{\"key\":\"value-" + write + "\"}}";
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        server.close();
+    }
+}

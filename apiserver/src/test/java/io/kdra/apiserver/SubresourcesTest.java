@@ -182,6 +182,22 @@ class SubresourcesTest extends ServerTestBase {
     }
 
     @Test
+    void scaleStatusCarriesTheSelectorAsText() {
+        String ns = fixture.namespace();
+        fixture.client.apps().replicaSets().inNamespace(ns).resource(new ReplicaSetBuilder().withNewMetadata()
+                .withName("rs").endMetadata().withNewSpec().withReplicas(1).withNewSelector()
+                .withMatchLabels(Map.of("tier", "web", "app", "web"))
+                .addNewMatchExpression().withKey("env").withOperator("In").withValues("prod", "dev").endMatchExpression()
+                .addNewMatchExpression().withKey("canary").withOperator("DoesNotExist").endMatchExpression()
+                .endSelector().withNewTemplate().withNewMetadata()
+                .withLabels(Map.of("app", "web", "tier", "web", "env", "prod")).endMetadata().withNewSpec()
+                .addNewContainer().withName("c").withImage("busybox").endContainer().endSpec().endTemplate()
+                .endSpec().build()).create();
+        JsonNode scale = parse(fixture.send("GET", scalePath(ns, "rs"), null, null));
+        assertThat(Json.text(scale, "status", "selector")).isEqualTo("app=web,!canary,env in (dev,prod),tier=web");
+    }
+
+    @Test
     void fabric8ScalesThroughTheSubresource() {
         String ns = fixture.namespace();
         createReplicaSet(ns, "rs", 1);

@@ -11,7 +11,11 @@ import io.kdra.apiserver.registry.WriteContext;
 import io.kdra.apiserver.validation.FieldError;
 import io.vertx.core.http.HttpMethod;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
@@ -142,14 +146,41 @@ final class Subresources {
         scale.putObject("spec").put("replicas", Json.at(object, "spec", "replicas").asLong(1));
         ObjectNode status = scale.putObject("status");
         status.put("replicas", Json.at(object, "status", "replicas").asLong(0));
-        JsonNode matchLabels = Json.at(object, "spec", "selector", "matchLabels");
-        if (matchLabels.isObject()) {
-            StringBuilder selector = new StringBuilder();
-            matchLabels.properties().forEach(e -> selector.append(selector.length() == 0 ? "" : ",")
-                    .append(e.getKey()).append('=').append(e.getValue().asString()));
-            status.put("selector", selector.toString());
+        String selector = selectorString(Json.at(object, "spec", "selector"));
+        if (!selector.isEmpty()) {
+            status.put("selector", selector);
         }
         return scale;
+    }
+
+    /**
+     * The label selector in the text form kube-apiserver puts into a Scale: one requirement per match label and
+     * expression, sorted by key, the values of {@code in} and {@code notin} sorted.
+     */
+    private static String selectorString(JsonNode selector) {
+        record Requirement(String key, String text) {}
+        List<Requirement> requirements = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> label : selector.path("matchLabels").properties()) {
+            requirements.add(new Requirement(label.getKey(), label.getKey() + "=" + label.getValue().asString("")));
+        }
+        for (JsonNode expression : selector.path("matchExpressions")) {
+            String key = expression.path("key").asString("");
+            List<String> values = new ArrayList<>();
+            expression.path("values").forEach(value -> values.add(value.asString("")));
+            Collections.sort(values);
+            String text = switch (expression.path("operator").asString("")) {
+                case "In" -> key + " in (" + String.join(",", values) + ")";
+                case "NotIn" -> key + " notin (" + String.join(",", values) + ")";
+                case "Exists" -> key;
+                case "DoesNotExist" -> "!" + key;
+                default -> null;
+            };
+            if (text != null) {
+                requirements.add(new Requirement(key, text));
+            }
+        }
+        requirements.sort(Comparator.comparing(Requirement::key));
+        return String.join(",", requirements.stream().map(Requirement::text).toList());
     }
 
     private void bind(Call call) {

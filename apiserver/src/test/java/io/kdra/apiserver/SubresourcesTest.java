@@ -47,6 +47,14 @@ class SubresourcesTest extends ServerTestBase {
                 "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p\"},\"target\":{}}");
         assertThat(noTarget.statusCode()).isEqualTo(422);
         assertThat(message(noTarget)).isEqualTo("Binding \"p\" is invalid: target.name: Required value");
+        HttpResponse<String> otherName = fixture.send("POST", podPath(ns, "p") + "/binding", JSON,
+                binding("q", "node-1"));
+        assertThat(otherName.statusCode()).isEqualTo(400);
+        assertThat(message(otherName)).isEqualTo("name in URL does not match name in Binding object");
+        assertThat(fixture.send("POST", podPath(ns, "p") + "/binding", JSON,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"target\":{\"name\":\"n\"}}").statusCode())
+                .isEqualTo(400);
+        assertThat(fixture.client.pods().inNamespace(ns).withName("p").get().getSpec().getNodeName()).isNull();
         assertThat(fixture.send("GET", podPath(ns, "p") + "/binding", null, null).statusCode()).isEqualTo(405);
         assertThat(fixture.send("POST", podPath(ns, "absent") + "/binding", JSON, binding("absent", "n"))
                 .statusCode()).isEqualTo(404);
@@ -60,6 +68,13 @@ class SubresourcesTest extends ServerTestBase {
         assertThat(evicted.statusCode()).isEqualTo(201);
         assertThat(parse(evicted).path("status").asString()).isEqualTo("Success");
         assertThat(fixture.client.pods().inNamespace(ns).withName("p").get()).isNull();
+
+        fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("kept", null)).create();
+        HttpResponse<String> otherName = fixture.send("POST", podPath(ns, "kept") + "/eviction", JSON,
+                eviction("p", ""));
+        assertThat(otherName.statusCode()).isEqualTo(400);
+        assertThat(message(otherName)).isEqualTo("name in URL does not match name in Eviction object");
+        assertThat(fixture.client.pods().inNamespace(ns).withName("kept").get()).isNotNull();
 
         HttpResponse<String> missing = fixture.send("POST", podPath(ns, "p") + "/eviction", JSON, eviction("p", ""));
         assertThat(missing.statusCode()).isEqualTo(404);

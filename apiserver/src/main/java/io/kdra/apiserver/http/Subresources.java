@@ -185,6 +185,7 @@ final class Subresources {
 
     private void bind(Call call) {
         JsonNode binding = body(call, "", "Binding");
+        requireUrlName(call, binding, "Binding");
         String node = Json.text(binding, "target", "name");
         if (node == null || node.isEmpty()) {
             throw ApiException.of(422, "Invalid", String.format(
@@ -231,6 +232,7 @@ final class Subresources {
 
     private void evict(Call call) {
         JsonNode eviction = body(call, "policy", "Eviction");
+        requireUrlName(call, eviction, "Eviction");
         JsonNode options = eviction.path("deleteOptions");
         DeleteOptions deleteOptions = new DeleteOptions(
                 options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
@@ -253,6 +255,13 @@ final class Subresources {
             return namespace;
         }, call.writeContext(null), false, false, true);
         resources.respond(call, 200, result, List.of());
+    }
+
+    /** A binding or eviction must name the pod of its URL, as kube-apiserver requires (an empty name does not). */
+    private static void requireUrlName(Call call, JsonNode body, String kind) {
+        if (!call.info().name().equals(Json.text(body, "metadata", "name"))) {
+            throw ApiException.badRequest("name in URL does not match name in " + kind + " object");
+        }
     }
 
     /** The body of a subresource request, decoded as an object of its v1 kind. */

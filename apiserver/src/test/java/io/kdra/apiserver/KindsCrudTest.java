@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** Every served kind, in its preferred version, through create, get, list and delete over HTTP. */
+/** Every served kind, in its preferred version, through create, get, update, list and delete over HTTP. */
 class KindsCrudTest extends ServerTestBase {
 
     private static final String POD_TEMPLATE = """
@@ -88,7 +88,7 @@ class KindsCrudTest extends ServerTestBase {
 
     @ParameterizedTest
     @MethodSource("kinds")
-    void createGetListDelete(ResourceType type) {
+    void createGetUpdateListDelete(ResourceType type) {
         String ns = fixture.namespace();
         String name = type.namespaced() ? "obj" : ns + "-obj";
         String version = type.versions().get(0);
@@ -112,6 +112,15 @@ class KindsCrudTest extends ServerTestBase {
         assertThat(fetched.statusCode()).isEqualTo(200);
         assertThat(Json.text(parse(fetched.body()), "metadata", "uid")).isEqualTo(uid);
         assertThat(Json.text(parse(fetched.body()), "kind")).isEqualTo(type.kind());
+
+        ObjectNode labelled = (ObjectNode) parse(fetched.body());
+        Json.ensureObject(labelled, "metadata", "labels").put("touched", "yes");
+        HttpResponse<String> updated = fixture.send("PUT", collection + "/" + name + "?fieldValidation=Strict",
+                "application/json", Json.string(labelled));
+        assertThat(updated.statusCode()).as(updated.body()).isEqualTo(200);
+        assertThat(Json.text(parse(updated.body()), "metadata", "labels", "touched")).isEqualTo("yes");
+        assertThat(Long.parseLong(Json.text(parse(updated.body()), "metadata", "resourceVersion")))
+                .isGreaterThan(Long.parseLong(Json.text(createdObject, "metadata", "resourceVersion")));
 
         HttpResponse<String> listed = fixture.send("GET", collection, null, null);
         assertThat(listed.statusCode()).isEqualTo(200);

@@ -9,7 +9,10 @@ import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The defaults kube-apiserver fills in on create for the kinds whose clients rely on them. */
+/**
+ * The defaults kube-apiserver fills in on create, or when it decodes any write, for the kinds whose clients rely on
+ * them.
+ */
 final class KindDefaults {
 
     private static final Set<String> GENERATION_KINDS = Set.of("/Pod", "apps/DaemonSet", "apps/ReplicaSet",

@@ -3,7 +3,11 @@ package io.kdra.apiserver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapList;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +58,57 @@ class SelectionTest extends ServerTestBase {
     }
 
     @Test
+    void fieldSelectorsOnCoreEvents() {
+        String ns = fixture.namespace();
+        var events = fixture.client.v1().events().inNamespace(ns);
+        events.resource(event("scheduled", new ObjectReferenceBuilder().withKind("Pod").withNamespace(ns)
+                .withName("p1").withUid("uid-1").withApiVersion("v1").withResourceVersion("7")
+                .withFieldPath("spec.containers{c}").build(), "Scheduled", "Normal", "default-scheduler")).create();
+        events.resource(event("failed", new ObjectReferenceBuilder().withKind("Node").withName("node-1")
+                .withUid("uid-2").build(), "NodeNotReady", "Warning", "kubelet")).create();
+
+        assertThat(eventNames(ns, "involvedObject.name", "p1")).containsExactly("scheduled");
+        assertThat(eventNames(ns, "involvedObject.kind", "Node")).containsExactly("failed");
+        assertThat(eventNames(ns, "involvedObject.namespace", ns)).containsExactly("scheduled");
+        assertThat(eventNames(ns, "involvedObject.namespace", "")).containsExactly("failed");
+        assertThat(eventNames(ns, "involvedObject.uid", "uid-2")).containsExactly("failed");
+        assertThat(eventNames(ns, "involvedObject.apiVersion", "v1")).containsExactly("scheduled");
+        assertThat(eventNames(ns, "involvedObject.resourceVersion", "7")).containsExactly("scheduled");
+        assertThat(eventNames(ns, "involvedObject.fieldPath", "spec.containers{c}")).containsExactly("scheduled");
+        assertThat(eventNames(ns, "reason", "NodeNotReady")).containsExactly("failed");
+        assertThat(eventNames(ns, "type", "Warning")).containsExactly("failed");
+        assertThat(eventNames(ns, "source", "default-scheduler")).containsExactly("scheduled");
+        assertThat(eventNames(ns, "reportingComponent", "kubelet")).containsExactly("failed");
+        assertThat(events.withField("involvedObject.kind", "Pod").withField("reason", "NodeNotReady").list()
+                .getItems()).isEmpty();
+
+        // an event with no source component is selected by source through its reporting component
+        events.resource(new EventBuilder().withNewMetadata().withName("reported").endMetadata()
+                .withNewInvolvedObject().withKind("Pod").withName("p2").endInvolvedObject()
+                .withReportingComponent("kdra.io/controller").withReportingInstance("i-1").build()).create();
+        assertThat(eventNames(ns, "source", "kdra.io/controller")).containsExactly("reported");
+        assertThat(eventNames(ns, "reportingComponent", "kdra.io/controller")).containsExactly("reported");
+    }
+
+    @Test
+    void metadataNamespaceSelectsAcrossAllNamespaces() {
+        String first = fixture.namespace();
+        String second = fixture.namespace();
+        fixture.client.configMaps().inNamespace(first).resource(WatchTest.cm("a", Map.of())).create();
+        fixture.client.configMaps().inNamespace(second).resource(WatchTest.cm("b", Map.of())).create();
+        assertThat(fixture.client.configMaps().inAnyNamespace().withField("metadata.namespace", second).list()
+                .getItems()).extracting(c -> c.getMetadata().getNamespace() + "/" + c.getMetadata().getName())
+                .containsExactly(second + "/b");
+        assertThat(fixture.client.configMaps().inAnyNamespace().withoutField("metadata.namespace", second).list()
+                .getItems()).extracting(c -> c.getMetadata().getNamespace())
+                .contains(first).doesNotContain(second);
+        var raw = fixture.send("GET", "/api/v1/configmaps?fieldSelector=metadata.namespace%3D" + first
+                + "%2Cmetadata.name%3Da", null, null);
+        assertThat(raw.statusCode()).isEqualTo(200);
+        assertThat(raw.body()).contains("\"namespace\":\"" + first + "\"").doesNotContain(second);
+    }
+
+    @Test
     void unsupportedFieldSelectorIsABadRequest() {
         var response = fixture.send("GET", "/api/v1/pods?fieldSelector=spec.foo%3Dx", null, null);
         assertThat(response.statusCode()).isEqualTo(400);
@@ -84,6 +139,18 @@ class SelectionTest extends ServerTestBase {
         assertThat(last.getItems()).extracting(c -> c.getMetadata().getName()).containsExactly("cm-4");
         assertThat(last.getMetadata().getContinue()).isNull();
         assertThat(fixture.client.configMaps().inNamespace(ns).list().getItems()).hasSize(5);
+    }
+
+    private static Event event(String name, ObjectReference involved, String reason, String type,
+            String component) {
+        return new EventBuilder().withNewMetadata().withName(name).endMetadata().withInvolvedObject(involved)
+                .withReason(reason).withType(type).withMessage(reason).withNewSource().withComponent(component)
+                .endSource().withReportingComponent(component).build();
+    }
+
+    private static List<String> eventNames(String ns, String field, String value) {
+        return fixture.client.v1().events().inNamespace(ns).withField(field, value).list().getItems().stream()
+                .map(e -> e.getMetadata().getName()).toList();
     }
 
     private static List<String> names(String ns, String selector) {

@@ -30,6 +30,11 @@ public record ResourceType(
         Set<String> subresources,
         StatusOnCreate statusOnCreate) {
 
+    private static final List<String> VERBS =
+            List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+    private static final List<String> NAMESPACE_VERBS =
+            List.of("create", "delete", "get", "list", "patch", "update", "watch");
+
     /** How a create request treats the status the client sent, as the kind's strategy upstream does. */
     public enum StatusOnCreate {
         /** status is dropped (kinds with a status subresource, e.g. ResourceClaim) */
@@ -51,6 +56,14 @@ public record ResourceType(
 
     public String listKind() {
         return kind + "List";
+    }
+
+    /**
+     * @return the verbs of the main resource as kube-apiserver lists them; namespaces cannot be deleted as a
+     *     collection
+     */
+    public List<String> verbs() {
+        return group.isEmpty() && kind.equals("Namespace") ? NAMESPACE_VERBS : VERBS;
     }
 
     public boolean hasSubresource(String name) {

@@ -16,8 +16,6 @@ import tools.jackson.databind.node.ObjectNode;
 /** The discovery documents: {@code /api}, {@code /apis}, {@code /apis/<group>} and the per-version resource lists. */
 final class Discovery {
 
-    private static final List<String> VERBS =
-            List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
     private static final Map<String, List<String>> SUBRESOURCE_VERBS = Map.of(
             "status", List.of("get", "patch", "update"),
             "scale", List.of("get", "patch", "update"),
@@ -157,7 +155,7 @@ final class Discovery {
             resource.put("namespaced", type.namespaced());
             resource.put("kind", type.kind());
             ArrayNode verbs = resource.putArray("verbs");
-            VERBS.forEach(verbs::add);
+            type.verbs().forEach(verbs::add);
             if (!type.shortNames().isEmpty()) {
                 ArrayNode shortNames = resource.putArray("shortNames");
                 type.shortNames().forEach(shortNames::add);

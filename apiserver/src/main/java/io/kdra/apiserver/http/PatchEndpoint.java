@@ -56,12 +56,7 @@ final class PatchEndpoint {
         if (contentType.equals(APPLY_PATCH)) {
             return apply(call, patch, statusSubresource);
         }
-        UnaryOperator<JsonNode> operation = switch (contentType) {
-            case JSON_PATCH -> document -> JsonPatch.apply(document, patch);
-            case MERGE_PATCH -> document -> MergePatch.apply(document, patch);
-            case STRATEGIC_MERGE_PATCH -> document -> StrategicMergePatch.apply(document, patch);
-            default -> throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
-        };
+        UnaryOperator<JsonNode> operation = operation(contentType, patch);
         WriteContext context = call.writeContext(null);
         BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
         AtomicReference<List<String>> warnings = new AtomicReference<>(List.of());
@@ -72,6 +67,16 @@ final class PatchEndpoint {
             return kinds.toStorage(type, patched, version);
         }, context, statusSubresource, false, true);
         return new Patched(result, false, warnings.get());
+    }
+
+    /** @return the patch as an operation on a document, for every content type but apply (415 for unknown ones) */
+    static UnaryOperator<JsonNode> operation(String contentType, JsonNode patch) {
+        return switch (contentType) {
+            case JSON_PATCH -> document -> JsonPatch.apply(document, patch);
+            case MERGE_PATCH -> document -> MergePatch.apply(document, patch);
+            case STRATEGIC_MERGE_PATCH -> document -> StrategicMergePatch.apply(document, patch);
+            default -> throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
+        };
     }
 
     private Patched apply(Call call, JsonNode config, boolean statusSubresource) {
@@ -115,7 +120,7 @@ final class PatchEndpoint {
         return object;
     }
 
-    private static String mediaType(String contentType) {
+    static String mediaType(String contentType) {
         if (contentType == null) {
             return "";
         }

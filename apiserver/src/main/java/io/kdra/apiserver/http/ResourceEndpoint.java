@@ -62,7 +62,7 @@ final class ResourceEndpoint {
                 lists.respond(call, lists.select(call));
             } else if (method == HttpMethod.POST) {
                 create(call);
-            } else if (method == HttpMethod.DELETE) {
+            } else if (method == HttpMethod.DELETE && call.type().verbs().contains("deletecollection")) {
                 deleteCollection(call);
             } else {
                 throw ApiException.methodNotAllowed();

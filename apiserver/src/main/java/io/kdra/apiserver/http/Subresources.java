@@ -1,21 +1,33 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.registry.DeleteOptions;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.registry.WriteContext;
+import io.kdra.apiserver.validation.FieldError;
 import io.vertx.core.http.HttpMethod;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** The subresources: status, scale (ReplicaSet), binding and eviction (Pod), finalize (Namespace). */
 final class Subresources {
+
+    /** The autoscaling/v1 Scale, named in the errors of a scale request. */
+    private static final ResourceType SCALE = new ResourceType("autoscaling", List.of("v1"), "v1", "Scale", "scale",
+            true, List.of(), List.of(), Set.of(), ResourceType.StatusOnCreate.KEEP);
 
     private final Registry registry;
     private final Clock clock;
@@ -59,6 +71,11 @@ final class Subresources {
         action.run();
     }
 
+    /**
+     * GET, PUT and PATCH of a ReplicaSet's autoscaling/v1 Scale. As in kube-apiserver, the new Scale is computed from
+     * the current object inside the write, its resourceVersion (when set) is the precondition of the update, and only
+     * spec.replicas is written back; an absent spec.replicas is Go's zero value.
+     */
     private void scale(Call call, HttpMethod method) {
         ResourceType type = call.type();
         String name = call.info().name();
@@ -66,24 +83,53 @@ final class Subresources {
         if (method == HttpMethod.GET) {
             object = registry.get(type, call.namespace(), name);
         } else if (method == HttpMethod.PUT || method == HttpMethod.PATCH) {
-            JsonNode body = method == HttpMethod.PUT ? body(call, "autoscaling", "Scale")
-                    : BodyDecoder.parse(call.body());
-            JsonNode replicas = method == HttpMethod.PUT ? Json.at(body, "spec", "replicas")
-                    : io.kdra.apiserver.patch.MergePatch.apply(scaleOf(registry.get(type, call.namespace(), name)),
-                            body).path("spec").path("replicas");
-            if (!replicas.isIntegralNumber() || replicas.asLong() < 0) {
-                throw ApiException.of(422, "Invalid", String.format(
-                        "Scale.autoscaling \"%s\" is invalid: spec.replicas: Invalid value: %s: must be greater than "
-                                + "or equal to 0", name, replicas), null);
-            }
+            UnaryOperator<ObjectNode> newScale = method == HttpMethod.PUT ? replacement(call) : patched(call);
             object = registry.patch(type, call.namespace(), name, current -> {
-                Json.ensureObject(current, "spec").put("replicas", replicas.asLong());
+                ObjectNode scale = newScale.apply(scaleOf(current));
+                JsonNode replicas = Json.at(scale, "spec", "replicas");
+                long count = replicas.isMissingNode() || replicas.isNull() ? 0 : replicas.asLong();
+                if (count < 0) {
+                    throw InvalidObject.of(SCALE, name, List.of(new FieldError(FieldError.Type.INVALID,
+                            "spec.replicas", replicas, "must be greater than or equal to 0")));
+                }
+                String resourceVersion = Json.text(scale, "metadata", "resourceVersion");
+                if (resourceVersion != null && !resourceVersion.isEmpty()) {
+                    Json.metadata(current).put("resourceVersion", resourceVersion);
+                }
+                Json.ensureObject(current, "spec").put("replicas", count);
                 return current;
             }, call.writeContext(null), false, false, true);
         } else {
             throw ApiException.methodNotAllowed();
         }
         Responses.json(call.request().response(), 200, scaleOf(object));
+    }
+
+    private static UnaryOperator<ObjectNode> replacement(Call call) {
+        JsonNode body = body(call, "autoscaling", "Scale");
+        if (!body.isObject()) {
+            throw ApiException.badRequest("the body of a Scale must be an object");
+        }
+        return current -> (ObjectNode) body;
+    }
+
+    /** The scale patch in its content type; a Scale has no lists, so a strategic merge patch merges. */
+    private static UnaryOperator<ObjectNode> patched(Call call) {
+        String contentType = PatchEndpoint.mediaType(call.request().getHeader("Content-Type"));
+        if (contentType.equals(PatchEndpoint.APPLY_PATCH)) {
+            throw ApiException.unsupportedMediaType(contentType, String.join(", ", PatchEndpoint.JSON_PATCH,
+                    PatchEndpoint.MERGE_PATCH, PatchEndpoint.STRATEGIC_MERGE_PATCH));
+        }
+        UnaryOperator<JsonNode> operation = PatchEndpoint.operation(contentType, BodyDecoder.parse(call.body()));
+        BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
+        return current -> {
+            JsonNode result = operation.apply(current);
+            if (!result.isObject()) {
+                throw ApiException.badRequest("the patch did not produce an object");
+            }
+            BodyDecoder.decodeFields("autoscaling", "v1", "Scale", (ObjectNode) result, validation);
+            return (ObjectNode) result;
+        };
     }
 
     private static ObjectNode scaleOf(ObjectNode object) {
@@ -100,18 +146,46 @@ final class Subresources {
         scale.putObject("spec").put("replicas", Json.at(object, "spec", "replicas").asLong(1));
         ObjectNode status = scale.putObject("status");
         status.put("replicas", Json.at(object, "status", "replicas").asLong(0));
-        JsonNode matchLabels = Json.at(object, "spec", "selector", "matchLabels");
-        if (matchLabels.isObject()) {
-            StringBuilder selector = new StringBuilder();
-            matchLabels.properties().forEach(e -> selector.append(selector.length() == 0 ? "" : ",")
-                    .append(e.getKey()).append('=').append(e.getValue().asString()));
-            status.put("selector", selector.toString());
+        String selector = selectorString(Json.at(object, "spec", "selector"));
+        if (!selector.isEmpty()) {
+            status.put("selector", selector);
         }
         return scale;
     }
 
+    /**
+     * The label selector in the text form kube-apiserver puts into a Scale: one requirement per match label and
+     * expression, sorted by key, the values of {@code in} and {@code notin} sorted.
+     */
+    private static String selectorString(JsonNode selector) {
+        record Requirement(String key, String text) {}
+        List<Requirement> requirements = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> label : selector.path("matchLabels").properties()) {
+            requirements.add(new Requirement(label.getKey(), label.getKey() + "=" + label.getValue().asString("")));
+        }
+        for (JsonNode expression : selector.path("matchExpressions")) {
+            String key = expression.path("key").asString("");
+            List<String> values = new ArrayList<>();
+            expression.path("values").forEach(value -> values.add(value.asString("")));
+            Collections.sort(values);
+            String text = switch (expression.path("operator").asString("")) {
+                case "In" -> key + " in (" + String.join(",", values) + ")";
+                case "NotIn" -> key + " notin (" + String.join(",", values) + ")";
+                case "Exists" -> key;
+                case "DoesNotExist" -> "!" + key;
+                default -> null;
+            };
+            if (text != null) {
+                requirements.add(new Requirement(key, text));
+            }
+        }
+        requirements.sort(Comparator.comparing(Requirement::key));
+        return String.join(",", requirements.stream().map(Requirement::text).toList());
+    }
+
     private void bind(Call call) {
         JsonNode binding = body(call, "", "Binding");
+        requireUrlName(call, binding, "Binding");
         String node = Json.text(binding, "target", "name");
         if (node == null || node.isEmpty()) {
             throw ApiException.of(422, "Invalid", String.format(
@@ -158,6 +232,7 @@ final class Subresources {
 
     private void evict(Call call) {
         JsonNode eviction = body(call, "policy", "Eviction");
+        requireUrlName(call, eviction, "Eviction");
         JsonNode options = eviction.path("deleteOptions");
         DeleteOptions deleteOptions = new DeleteOptions(
                 options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
@@ -180,6 +255,13 @@ final class Subresources {
             return namespace;
         }, call.writeContext(null), false, false, true);
         resources.respond(call, 200, result, List.of());
+    }
+
+    /** A binding or eviction must name the pod of its URL, as kube-apiserver requires (an empty name does not). */
+    private static void requireUrlName(Call call, JsonNode body, String kind) {
+        if (!call.info().name().equals(Json.text(body, "metadata", "name"))) {
+            throw ApiException.badRequest("name in URL does not match name in " + kind + " object");
+        }
     }
 
     /** The body of a subresource request, decoded as an object of its v1 kind. */

@@ -52,13 +52,21 @@ public final class JsonPatch {
                 return add(document, path, get(document, from, "copy").deepCopy());
             }
             case "test":
-                if (!get(document, path, "test").equals(value(operation))) {
+                if (!get(document, path, "test").equals(JsonPatch::compareValues, value(operation))) {
                     throw failed("testing value " + path + " failed: test failed");
                 }
                 return document;
             default:
                 throw failed("Unexpected kind: " + op);
         }
+    }
+
+    /** Numbers compare by value, as Go's decoding makes every JSON number a float64: 4 equals 4.0 and a long 4. */
+    private static int compareValues(JsonNode a, JsonNode b) {
+        if (a.isNumber() && b.isNumber()) {
+            return a.decimalValue().compareTo(b.decimalValue());
+        }
+        return a.equals(b) ? 0 : 1;
     }
 
     private static JsonNode value(JsonNode operation) {

@@ -2,10 +2,17 @@ package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
 import java.util.Set;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The defaults kube-apiserver fills in on create for the kinds whose clients rely on them. */
+/**
+ * The defaults kube-apiserver fills in on create, or when it decodes any write, for the kinds whose clients rely on
+ * them.
+ */
 final class KindDefaults {
 
     private static final Set<String> GENERATION_KINDS = Set.of("/Pod", "apps/DaemonSet", "apps/ReplicaSet",
@@ -40,6 +47,28 @@ final class KindDefaults {
                 spec.putArray("finalizers").add(NAMESPACE_FINALIZER);
             }
             Json.ensureObject(object, "status").put("phase", "Active");
+        }
+    }
+
+    /**
+     * What decoding a written object does in kube-apiserver, on create and on every update and patch: a Secret's
+     * {@code stringData} is merged into {@code data} (base64-encoded; it wins over a {@code data} entry of the same
+     * key) and dropped, and its {@code type} defaults to {@code Opaque}.
+     */
+    static void applyOnWrite(ResourceType type, ObjectNode object) {
+        if (type.group().isEmpty() && type.kind().equals("Secret")) {
+            JsonNode stringData = object.remove("stringData");
+            if (stringData != null && stringData.isObject() && !stringData.isEmpty()) {
+                ObjectNode data = object.get("data") instanceof ObjectNode existing ? existing
+                        : object.putObject("data");
+                for (Map.Entry<String, JsonNode> entry : stringData.properties()) {
+                    byte[] value = entry.getValue().asString("").getBytes(StandardCharsets.UTF_8);
+                    data.put(entry.getKey(), Base64.getEncoder().encodeToString(value));
+                }
+            }
+            if (Json.isEmpty(object.get("type"))) {
+                object.put("type", "Opaque");
+            }
         }
     }
 

@@ -199,6 +199,7 @@ public final class Registry {
             prepared.remove("status");
         }
         KindDefaults.applyOnCreate(type, prepared);
+        KindDefaults.applyOnWrite(type, prepared);
         return prepared;
     }
 
@@ -231,6 +232,9 @@ public final class Registry {
                     proposedUid));
         }
         ObjectNode next = statusSubresource ? withStatus(current, proposed) : withoutStatusChange(type, current, proposed);
+        if (!statusSubresource) {
+            KindDefaults.applyOnWrite(type, next);
+        }
         KindDefaults.labelNamespace(type, next);
         validate(type, next, current, statusSubresource);
         admit(new AdmissionRequest(Operation.UPDATE, type, statusSubresource ? "status" : "", Meta.namespace(current),

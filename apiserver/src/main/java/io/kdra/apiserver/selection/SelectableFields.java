@@ -44,10 +44,14 @@ public final class SelectableFields {
         return String.format("\"%s\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", field);
     }
 
-    /** @return the field's value as a selector compares it: absent fields are empty, booleans "true"/"false" */
+    /**
+     * @return the field's value as a selector compares it: absent fields are empty, booleans "true"/"false"; an
+     *     event's {@code source} is its source component, or else its reporting component, as kube-apiserver has it
+     */
     static String value(ResourceType type, ObjectNode object, String field) {
         if (field.equals("source") && type.storageKey().equals("/events")) {
-            return textOf(Json.at(object, "source", "component"));
+            String component = textOf(Json.at(object, "source", "component"));
+            return component.isEmpty() ? textOf(object.path("reportingComponent")) : component;
         }
         if (field.equals("metadata.namespace") && !type.namespaced()) {
             return "";

@@ -100,6 +100,7 @@ class KubectlTest {
             {"status":{"phase":"Running","podIP":"10.0.0.7","podIPs":[{"ip":"10.0.0.7"},{"ip":"fd00::7"}],
              "conditions":[{"type":"Ready","status":"True"}],
              "containerStatuses":[{"name":"main","image":"busybox:1","imageID":"","ready":true,"restartCount":2,
+               "lastState":{"terminated":{"exitCode":1,"finishedAt":"2020-01-01T00:00:00Z"}},
                "state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}}}]}}""";
 
     private static ServerFixture fixture;
@@ -396,7 +397,7 @@ class KubectlTest {
             assertThat(lines.readLine()).matches("pod-2 +0/1 +Pending +0 +\\d+s");
 
             kubectl("-n", ns, "patch", "pod", "pod-1", "--subresource=status", "--type=merge", "-p", RUNNING);
-            assertThat(lines.readLine()).matches("pod-1 +1/1 +Running +2 +\\d+s");
+            assertThat(lines.readLine()).matches("pod-1 +1/1 +Running +2 \\(\\d+y\\d*d? ago\\) +\\d+s");
 
             kubectl("-n", ns, "delete", "pod", "pod-2");
             assertThat(lines.readLine()).matches("pod-2 +0/1 +Pending +0 +\\d+s");

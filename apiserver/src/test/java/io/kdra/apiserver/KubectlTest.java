@@ -352,12 +352,19 @@ class KubectlTest {
                 .isEqualTo("busybox:2");
 
         assertThat(kubectl("-n", ns, "apply", "--server-side", "--field-manager=other", "--force-conflicts",
+                "--dry-run=server", "-f", otherImage)).isEqualTo("pod/pod-1 serverside-applied (server dry run)");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
+                .isEqualTo("busybox:2");
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "--field-manager=other", "--force-conflicts",
                 "-f", otherImage)).isEqualTo("pod/pod-1 serverside-applied");
         assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
                 .isEqualTo("busybox:3");
         assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o",
                 "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation} {end}").split(" "))
                 .contains("kubectl/Apply", "other/Apply");
+        assertThat(kubectl("-n", ns, "delete", "pod", "pod-1", "--dry-run=server"))
+                .isEqualTo("pod \"pod-1\" deleted (server dry run)");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "name")).isEqualTo("pod/pod-1");
     }
 
     @Test

@@ -115,6 +115,18 @@ class LifecycleTest extends ServerTestBase {
         assertThat(immediate.statusCode()).isEqualTo(200);
         assertThat(immediate.body()).contains("\"kind\":\"Status\"", "\"status\":\"Success\"");
         assertThat(cms.withName("dry").get()).isNotNull();
+
+        // kubectl delete --dry-run=server says it in the DeleteOptions body, not in the query
+        String withoutQuery = path.substring(0, path.indexOf('?'));
+        var inBody = fixture.send("DELETE", withoutQuery, "application/json",
+                "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"dryRun\":[\"All\"]}");
+        assertThat(inBody.statusCode()).isEqualTo(200);
+        assertThat(cms.withName("dry").get()).isNotNull();
+        var unsupported = fixture.send("DELETE", withoutQuery, "application/json", "{\"dryRun\":[\"Some\"]}");
+        assertThat(unsupported.statusCode()).isEqualTo(422);
+        assertThat(unsupported.body()).contains(
+                "dryRun: Unsupported value: \\\"Some\\\": supported values: \\\"All\\\"");
+        assertThat(cms.withName("dry").get()).isNotNull();
     }
 
     @Test

@@ -95,6 +95,14 @@ class KubectlTest {
                   deviceClassName: gpu.example.com
             """;
 
+    /** A status as the kubelet writes it for a running, ready pod whose container restarted twice. */
+    private static final String RUNNING = """
+            {"status":{"phase":"Running","podIP":"10.0.0.7","podIPs":[{"ip":"10.0.0.7"},{"ip":"fd00::7"}],
+             "conditions":[{"type":"Ready","status":"True"}],
+             "containerStatuses":[{"name":"main","image":"busybox:1","imageID":"","ready":true,"restartCount":2,
+               "lastState":{"terminated":{"exitCode":1,"finishedAt":"2020-01-01T00:00:00Z"}},
+               "state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}}}]}}""";
+
     private static ServerFixture fixture;
     private static Path dir;
     private static Path kubeconfig;
@@ -324,6 +332,104 @@ class KubectlTest {
             watch.destroy();
         }
         kubectl("delete", "resourceslice", "table-slice");
+    }
+
+    @Test
+    void serverSideApplyOfAPodTakesOwnershipAndReportsConflictsWithAnotherManager() throws IOException {
+        String ns = fixture.namespace();
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", file("ssa-pod.yaml", POD.formatted("1"))))
+                .isEqualTo("pod/pod-1 serverside-applied");
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", file("ssa-pod2.yaml", POD.formatted("2"))))
+                .isEqualTo("pod/pod-1 serverside-applied");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
+                .isEqualTo("busybox:2");
+
+        Path otherImage = file("ssa-pod3.yaml", POD.formatted("3"));
+        assertThat(kubectlFails("-n", ns, "apply", "--server-side", "--field-manager=other", "-f", otherImage))
+                .startsWith("error: Apply failed with 1 conflict: conflict with \"kubectl\" using v1: "
+                        + ".spec.containers[name=\"main\"].image");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
+                .isEqualTo("busybox:2");
+
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "--field-manager=other", "--force-conflicts",
+                "--dry-run=server", "-f", otherImage)).isEqualTo("pod/pod-1 serverside-applied (server dry run)");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
+                .isEqualTo("busybox:2");
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "--field-manager=other", "--force-conflicts",
+                "-f", otherImage)).isEqualTo("pod/pod-1 serverside-applied");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image}"))
+                .isEqualTo("busybox:3");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o",
+                "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation} {end}").split(" "))
+                .contains("kubectl/Apply", "other/Apply");
+        assertThat(kubectl("-n", ns, "delete", "pod", "pod-1", "--dry-run=server"))
+                .isEqualTo("pod \"pod-1\" deleted (server dry run)");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "name")).isEqualTo("pod/pod-1");
+    }
+
+    @Test
+    void jsonAndMergePatchesOfAPod() throws IOException {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "create", "-f", file("patched-pod.yaml", POD.formatted("1")));
+
+        assertThat(kubectl("-n", ns, "patch", "pod", "pod-1", "--type=json", "-p", """
+                [{"op":"test","path":"/spec/containers/0/name","value":"main"},
+                 {"op":"replace","path":"/spec/containers/0/image","value":"busybox:4"},
+                 {"op":"add","path":"/metadata/labels/tier","value":"json"}]""")).isEqualTo("pod/pod-1 patched");
+        assertThat(kubectl("-n", ns, "patch", "pod", "pod-1", "--type=merge", "-p",
+                "{\"metadata\":{\"labels\":{\"app\":null,\"merged\":\"yes\"}},"
+                        + "\"spec\":{\"activeDeadlineSeconds\":600}}")).isEqualTo("pod/pod-1 patched");
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.spec.containers[0].image} "
+                + "{.metadata.labels} {.spec.activeDeadlineSeconds}"))
+                .isEqualTo("busybox:4 {\"merged\":\"yes\",\"tier\":\"json\"} 600");
+
+        assertThat(kubectlFails("-n", ns, "patch", "pod", "pod-1", "--type=json", "-p",
+                "[{\"op\":\"test\",\"path\":\"/spec/containers/0/image\",\"value\":\"busybox:1\"}]"))
+                .contains("testing value /spec/containers/0/image failed");
+        assertThat(kubectl("-n", ns, "patch", "pod", "pod-1", "--type=merge", "-p", "{\"metadata\":{}}"))
+                .isEqualTo("pod/pod-1 patched (no change)");
+    }
+
+    @Test
+    void watchingPodsPrintsARowForEveryChange() throws Exception {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "create", "-f", file("watched-pod.yaml", POD.formatted("1")));
+        Process watch = start("-n", ns, "get", "pods", "-w");
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(lines.readLine()).matches("NAME +READY +STATUS +RESTARTS +AGE");
+            assertThat(lines.readLine()).matches("pod-1 +0/1 +Pending +0 +\\d+s");
+
+            kubectl("-n", ns, "create", "-f", file("watched-pod2.yaml", POD.formatted("1").replace("pod-1", "pod-2")));
+            assertThat(lines.readLine()).matches("pod-2 +0/1 +Pending +0 +\\d+s");
+
+            kubectl("-n", ns, "patch", "pod", "pod-1", "--subresource=status", "--type=merge", "-p", RUNNING);
+            assertThat(lines.readLine()).matches("pod-1 +1/1 +Running +2 \\(\\d+y\\d*d? ago\\) +\\d+s");
+
+            kubectl("-n", ns, "delete", "pod", "pod-2");
+            assertThat(lines.readLine()).matches("pod-2 +0/1 +Pending +0 +\\d+s");
+        } finally {
+            watch.destroy();
+        }
+    }
+
+    @Test
+    void jsonpathReadsPodStatusFields() throws IOException {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "create", "-f", file("status-pod.yaml", POD.formatted("1")));
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.status.phase}")).isEqualTo("Pending");
+
+        kubectl("-n", ns, "patch", "pod", "pod-1", "--subresource=status", "--type=merge", "-p", RUNNING);
+
+        assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "jsonpath={.status.phase} {.status.podIP} "
+                + "{.status.podIPs[*].ip} {.status.conditions[?(@.type==\"Ready\")].status} "
+                + "{.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.running.startedAt}"))
+                .isEqualTo("Running 10.0.0.7 10.0.0.7 fd00::7 True 2 2026-01-01T00:00:00Z");
+        assertThat(kubectl("-n", ns, "get", "pods", "-o",
+                "jsonpath={range .items[*]}{.metadata.name}={.status.containerStatuses[*].ready}{\"\\n\"}{end}"))
+                .isEqualTo("pod-1=true");
+        assertThat(kubectl("-n", ns, "wait", "--for=condition=Ready", "pod/pod-1", "--timeout=30s"))
+                .isEqualTo("pod/pod-1 condition met");
     }
 
     private static Path file(String name, String content) throws IOException {

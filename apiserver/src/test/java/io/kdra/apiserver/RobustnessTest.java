@@ -6,11 +6,18 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -136,6 +143,66 @@ class RobustnessTest {
         assertThat(response.statusCode()).isEqualTo(413);
         assertThat(response.body()).contains("\"reason\":\"RequestEntityTooLarge\"",
                 "Request entity too large: limit is 1048576");
+    }
+
+    @Test
+    void anOversizedChunkedBodyWithoutContentLengthIs413() throws IOException {
+        URI url = URI.create(fixture.server.url());
+        int limit = 1024 * 1024;
+        try (Socket socket = new Socket(url.getHost(), url.getPort())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: " + url.getAuthority()
+                    + "\r\nAuthorization: Bearer " + fixture.server.adminToken()
+                    + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 * 1024];
+            Arrays.fill(chunk, (byte) 'x');
+            // one byte over the limit and no terminating chunk: the server must answer from the size alone, and
+            // has read everything sent when it answers and closes
+            for (int sent = 0; sent <= limit; ) {
+                int size = Math.min(chunk.length, limit + 1 - sent);
+                out.write((Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(chunk, 0, size);
+                out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                sent += size;
+            }
+            out.flush();
+
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+            assertThat(response).startsWith("HTTP/1.1 413 ").containsIgnoringCase("connection: close")
+                    .contains("\"reason\":\"RequestEntityTooLarge\"", "Request entity too large: limit is 1048576");
+        }
+        assertThat(fixture.send("GET", "/api/v1/namespaces/default/configmaps", null, null).statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void anOversizedStreamedBodyOverHttp2Is413() throws Exception {
+        HttpClient http2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+        URI configMaps = URI.create(fixture.server.url() + "/api/v1/namespaces/default/configmaps");
+        // h2c is negotiated by a request without a body; the POST then shares the HTTP/2 connection
+        HttpResponse<Void> upgraded = http2.send(HttpRequest.newBuilder(configMaps)
+                .header("Authorization", "Bearer " + fixture.server.adminToken()).build(),
+                HttpResponse.BodyHandlers.discarding());
+        assertThat(upgraded.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        byte[] body = new byte[1024 * 1024 + 64 * 1024];
+        Arrays.fill(body, (byte) 'x');
+
+        // a stream of unknown length: no Content-Length, so only the bytes read can reveal the size
+        HttpResponse<String> response = http2.send(HttpRequest.newBuilder(configMaps)
+                .header("Authorization", "Bearer " + fixture.server.adminToken())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.body()).contains("Request entity too large: limit is 1048576");
+        assertThat(http2.send(HttpRequest.newBuilder(configMaps)
+                .header("Authorization", "Bearer " + fixture.server.adminToken()).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
     }
 
     @Test

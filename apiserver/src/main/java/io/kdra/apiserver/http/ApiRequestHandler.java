@@ -12,6 +12,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -179,8 +180,15 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         });
     }
 
+    /**
+     * Answers a request whose body is not read to its end. Over HTTP/1 the rest of the body would be taken for the
+     * next request, so the connection is closed, as its header says; HTTP/2 ends just the stream.
+     */
     private static void fail(HttpServerRequest request, ApiException error) {
-        request.response().putHeader("Connection", "close");
+        if (request.version() != HttpVersion.HTTP_2) {
+            request.response().putHeader("Connection", "close");
+            request.response().endHandler(ended -> request.connection().close());
+        }
         Responses.error(request.response(), error);
     }
 

@@ -121,7 +121,7 @@ final class ResourceEndpoint {
 
     private void delete(Call call) {
         DeleteOptions options = deleteOptions(call);
-        WriteContext context = call.writeContext(null);
+        WriteContext context = deleteContext(call);
         Deletion.Outcome outcome = registry.delete(call.type(), call.namespace(), call.info().name(), options, context);
         ResourceType type = call.type();
         if (!outcome.deleted() || returnsDeletedObject(type)) {
@@ -145,7 +145,7 @@ final class ResourceEndpoint {
 
     private void deleteCollection(Call call) {
         DeleteOptions options = deleteOptions(call);
-        WriteContext context = call.writeContext(null);
+        WriteContext context = deleteContext(call);
         ListEndpoint.Page page = lists.select(call);
         ObjectNode list = Json.object();
         list.put("kind", call.type().listKind());
@@ -213,6 +213,23 @@ final class ResourceEndpoint {
         response.setChunked(true).putHeader("Content-Type", Responses.JSON).setStatusCode(200);
         response.writeHead();
         return response;
+    }
+
+    /** The write context of a delete, dry run also when its DeleteOptions body says {@code "dryRun":["All"]}. */
+    private static WriteContext deleteContext(Call call) {
+        WriteContext context = call.writeContext(null);
+        if (context.dryRun() || call.body() == null || call.body().length == 0) {
+            return context;
+        }
+        JsonNode dryRun = BodyDecoder.parse(call.body()).path("dryRun");
+        for (JsonNode value : dryRun) {
+            if (!value.isString() || !value.asString().equals("All")) {
+                throw ApiException.of(422, "Invalid", String.format("DeleteOptions.meta.k8s.io \"\" is invalid: "
+                        + "dryRun: Unsupported value: %s: supported values: \"All\"", value), null);
+            }
+        }
+        return dryRun.isEmpty() ? context
+                : new WriteContext(context.user(), true, context.fieldManager(), context.version());
     }
 
     static DeleteOptions deleteOptions(Call call) {

@@ -112,6 +112,11 @@ public final class FieldSet {
         return "k:" + Json.string(element);
     }
 
+    /** @return whether the path names an item of a keyed list ({@code k:{...}/.}) rather than a field */
+    static boolean isListItem(String path) {
+        return path.endsWith(SEPARATOR + ".");
+    }
+
     /** @return the value at a path of this notation, or a missing node */
     static JsonNode valueAt(JsonNode root, String path) {
         JsonNode node = root;

@@ -21,6 +21,8 @@ public final class MergeKeys {
             Map.entry("volumes", "name"),
             Map.entry("imagePullSecrets", "name"),
             Map.entry("resourceClaims", "name"),
+            Map.entry("schedulingGates", "name"),
+            Map.entry("topologySpreadConstraints", "topologyKey"),
             Map.entry("hostAliases", "ip"),
             Map.entry("podIPs", "ip"),
             Map.entry("hostIPs", "ip"),

@@ -46,7 +46,9 @@ public final class ServerSideApply {
             }
             ownedByOthers = ownedByOthers.union(entry.fields());
             for (String path : applied.intersect(entry.fields()).paths()) {
-                if (!FieldSet.valueAt(config, path).equals(FieldSet.valueAt(live, path))) {
+                // co-owning a list item is no conflict: only its fields can have different values
+                if (!FieldSet.isListItem(path)
+                        && !FieldSet.valueAt(config, path).equals(FieldSet.valueAt(live, path))) {
                     conflicts.computeIfAbsent(entry.manager() + "\u0000" + entry.apiVersion(), k -> new ArrayList<>())
                             .add(FieldSet.describe(path));
                     conflicting.add(path);

@@ -111,8 +111,8 @@ public final class Printers {
         return List.of(name(),
                 text("Ready", "The aggregate readiness state of this pod for accepting traffic.", Printers::podReady),
                 text("Status", "The aggregate status of the containers in this pod.", Printers::podStatus),
-                text("Restarts", "The number of times the containers in this pod have been restarted.",
-                        object -> Long.toString(sum(object.path("status").path("containerStatuses"), "restartCount"))),
+                new Column("Restarts", "string", "", 0, "The number of times the containers in this pod have been "
+                        + "restarted and when the last container in this pod has restarted.", Printers::podRestarts),
                 age(),
                 wide("IP", "IP address allocated to the pod.", o -> orNone(Json.text(o, "status", "podIP"))),
                 wide("Node", "The node the pod is bound to.", o -> orNone(Json.text(o, "spec", "nodeName"))),
@@ -262,6 +262,50 @@ public final class Printers {
             }
         }
         return ready + "/" + total;
+    }
+
+    /**
+     * The restarts of the init containers while the pod initializes, then of its containers, with the time since the
+     * last one ended ({@code 2 (5m ago)}) when the kubelet reported it.
+     */
+    private static String podRestarts(JsonNode pod, Instant now) {
+        JsonNode status = pod.path("status");
+        boolean initializing = false;
+        for (JsonNode init : status.path("initContainerStatuses")) {
+            JsonNode terminated = init.path("state").path("terminated");
+            if (terminated.isMissingNode() || terminated.path("exitCode").asInt(0) != 0) {
+                initializing = true;
+                break;
+            }
+        }
+        JsonNode counted = initializing && !podInitializedCondition(pod) ? status.path("initContainerStatuses")
+                : status.path("containerStatuses");
+        long restarts = 0;
+        Instant lastRestart = null;
+        for (JsonNode container : counted) {
+            restarts += container.path("restartCount").asLong(0);
+            String finishedAt = Json.text(container, "lastState", "terminated", "finishedAt");
+            try {
+                Instant finished = finishedAt == null || finishedAt.isEmpty() ? null : Instant.parse(finishedAt);
+                if (finished != null && (lastRestart == null || finished.isAfter(lastRestart))) {
+                    lastRestart = finished;
+                }
+            } catch (DateTimeParseException e) {
+                // an unreadable time shows as no time, as a zero time does in kube-apiserver
+            }
+        }
+        return restarts != 0 && lastRestart != null
+                ? restarts + " (" + HumanDuration.of(Duration.between(lastRestart, now)) + " ago)"
+                : Long.toString(restarts);
+    }
+
+    private static boolean podInitializedCondition(JsonNode pod) {
+        for (JsonNode condition : pod.path("status").path("conditions")) {
+            if ("Initialized".equals(Json.text(condition, "type")) && "True".equals(Json.text(condition, "status"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The pod's phase, or the reason its init containers or containers are stuck, or Terminating. */
@@ -426,14 +470,6 @@ public final class Printers {
 
     private static Column wide(String name, String description, Function<JsonNode, String> cell) {
         return new Column(name, "string", "", 1, description, (object, now) -> orEmpty(cell.apply(object)));
-    }
-
-    private static long sum(JsonNode items, String field) {
-        long total = 0;
-        for (JsonNode item : items) {
-            total += item.path(field).asLong(0);
-        }
-        return total;
     }
 
     private static int size(JsonNode map) {

@@ -81,6 +81,20 @@ class SubresourcesTest extends ServerTestBase {
         assertThat(message(missing)).isEqualTo("pods \"p\" not found");
     }
 
+    @Test
+    void anEvictionsDryRunLeavesThePod() {
+        String ns = fixture.namespace();
+        fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("dry", null)).create();
+
+        assertThat(fixture.send("POST", podPath(ns, "dry") + "/eviction", JSON,
+                eviction("dry", ",\"deleteOptions\":{\"dryRun\":[\"All\"]}")).statusCode()).isEqualTo(201);
+        assertThat(fixture.send("POST", podPath(ns, "dry") + "/eviction?dryRun=All", JSON, eviction("dry", ""))
+                .statusCode()).isEqualTo(201);
+
+        assertThat(fixture.client.pods().inNamespace(ns).withName("dry").get().getMetadata().getDeletionTimestamp())
+                .isNull();
+    }
+
     /** An eviction is a delete with the eviction's options, so a pod on a node terminates gracefully. */
     @Test
     void evictingAScheduledPodTerminatesItWithItsGracePeriod() {

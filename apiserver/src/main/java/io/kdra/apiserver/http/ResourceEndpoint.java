@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.MissingNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** The verbs on a resource and its subresources, translating between the URL's version and the storage version. */
@@ -121,7 +122,7 @@ final class ResourceEndpoint {
 
     private void delete(Call call) {
         DeleteOptions options = deleteOptions(call);
-        WriteContext context = deleteContext(call);
+        WriteContext context = deleteContext(call, deleteOptionsBody(call));
         Deletion.Outcome outcome = registry.delete(call.type(), call.namespace(), call.info().name(), options, context);
         ResourceType type = call.type();
         if (!outcome.deleted() || returnsDeletedObject(type)) {
@@ -145,7 +146,7 @@ final class ResourceEndpoint {
 
     private void deleteCollection(Call call) {
         DeleteOptions options = deleteOptions(call);
-        WriteContext context = deleteContext(call);
+        WriteContext context = deleteContext(call, deleteOptionsBody(call));
         ListEndpoint.Page page = lists.select(call);
         ObjectNode list = Json.object();
         list.put("kind", call.type().listKind());
@@ -216,12 +217,19 @@ final class ResourceEndpoint {
     }
 
     /** The write context of a delete, dry run also when its DeleteOptions body says {@code "dryRun":["All"]}. */
-    private static WriteContext deleteContext(Call call) {
+    /** @return the DeleteOptions the request's body holds, or a missing node */
+    static JsonNode deleteOptionsBody(Call call) {
+        return call.body() == null || call.body().length == 0 ? MissingNode.getInstance()
+                : BodyDecoder.parse(call.body());
+    }
+
+    /** The write context of a delete: a dry run when the query or the DeleteOptions ({@code dryRun: [All]}) ask. */
+    static WriteContext deleteContext(Call call, JsonNode deleteOptions) {
         WriteContext context = call.writeContext(null);
-        if (context.dryRun() || call.body() == null || call.body().length == 0) {
+        if (context.dryRun()) {
             return context;
         }
-        JsonNode dryRun = BodyDecoder.parse(call.body()).path("dryRun");
+        JsonNode dryRun = deleteOptions.path("dryRun");
         for (JsonNode value : dryRun) {
             if (!value.isString() || !value.asString().equals("All")) {
                 throw ApiException.of(422, "Invalid", String.format("DeleteOptions.meta.k8s.io \"\" is invalid: "

@@ -238,7 +238,8 @@ final class Subresources {
                 options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
                 Json.text(options, "propagationPolicy"), Json.text(options, "preconditions", "uid"),
                 Json.text(options, "preconditions", "resourceVersion"));
-        registry.delete(call.type(), call.namespace(), call.info().name(), deleteOptions, call.writeContext(null));
+        registry.delete(call.type(), call.namespace(), call.info().name(), deleteOptions,
+                ResourceEndpoint.deleteContext(call, options));
         respondSuccess(call, 201);
     }
 

@@ -1,12 +1,7 @@
 package io.kdra.bench.apiserver;
 
 import io.kdra.bench.CpuMeter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -39,13 +34,12 @@ public class WatchFanOutBenchmark {
     private static final int MAX_LAG = 1_000;
     /** Names are reused, so that after the first round every write is an update (MODIFIED) rather than a create. */
     private static final int NAMES = 1_000;
-    private static final long CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     @Param({"1", "10", "100"})
     public int watchers;
 
     private RunningServer server;
-    private final List<Watcher> watching = new ArrayList<>();
+    private EventWatchers watching;
     /** Writes so far; written by the one writer thread only. */
     private long writes;
     /** The fewest events any watcher had read when last looked at; only looked at again when the lag bound is hit. */
@@ -64,48 +58,10 @@ public class WatchFanOutBenchmark {
         }
     }
 
-    /** One watch connection, read to the end on its own thread; counts the newline-terminated events. */
-    private static final class Watcher implements Runnable {
-        private final HttpConnection connection;
-        private final AtomicLong events = new AtomicLong();
-        private volatile boolean ended;
-
-        Watcher(HttpConnection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        public void run() {
-            try {
-                connection.readStream(chunk -> {
-                    long lines = 0;
-                    for (int i = chunk.offset(); i < chunk.offset() + chunk.length(); i++) {
-                        if (chunk.bytes()[i] == '\n') {
-                            lines++;
-                        }
-                    }
-                    events.addAndGet(lines);
-                });
-            } catch (IOException | UncheckedIOException e) {
-                // the watch ends with the server
-            } finally {
-                ended = true;
-            }
-        }
-    }
-
     @Setup(Level.Trial)
     public void start() {
         server = new RunningServer();
-        for (int i = 0; i < watchers; i++) {
-            HttpConnection connection = server.connect();
-            connection.openStream("/api/v1/namespaces/default/configmaps?watch=1");
-            Watcher watcher = new Watcher(connection);
-            Thread reader = new Thread(watcher, "watcher-" + i);
-            reader.setDaemon(true);
-            reader.start();
-            watching.add(watcher);
-        }
+        watching = EventWatchers.open(server, watchers);
     }
 
     @Setup(Level.Iteration)
@@ -116,7 +72,7 @@ public class WatchFanOutBenchmark {
     @Benchmark
     public void write(Delivered delivered) throws InterruptedException {
         if (writes - slowestRead >= MAX_LAG) {
-            slowestRead = awaitSlowest(writes - MAX_LAG / 2);
+            slowestRead = watching.awaitAll(writes - MAX_LAG / 2, writes);
         }
         long write = writes++;
         String name = "cm-" + write % NAMES;
@@ -131,36 +87,8 @@ public class WatchFanOutBenchmark {
     /** Waits until every watcher has read every event so far; the CPU figure includes delivering them. */
     @TearDown(Level.Iteration)
     public void awaitWatchers() throws InterruptedException {
-        slowestRead = awaitSlowest(writes);
+        slowestRead = watching.awaitAll(writes, writes);
         cpu.report(writes * watchers, "event");
-    }
-
-    /**
-     * Waits until every watcher has read at least {@code events} events.
-     *
-     * @return the fewest events a watcher has read
-     * @throws IllegalStateException if a watcher was dropped or read nothing new for 60 s
-     */
-    private long awaitSlowest(long events) throws InterruptedException {
-        long slowest = Long.MAX_VALUE;
-        for (Watcher watcher : watching) {
-            long read = watcher.events.get();
-            long progressAt = System.nanoTime();
-            while (read < events) {
-                if (watcher.ended || System.nanoTime() - progressAt > CATCH_UP_NANOS) {
-                    throw new IllegalStateException("a watcher read " + read + " of " + writes + " events"
-                            + (watcher.ended ? " and was dropped" : " and nothing more for 60 s"));
-                }
-                Thread.sleep(1);
-                long now = watcher.events.get();
-                if (now > read) {
-                    read = now;
-                    progressAt = System.nanoTime();
-                }
-            }
-            slowest = Math.min(slowest, read);
-        }
-        return slowest;
     }
 
     /** The ConfigMap with a new value, without a resourceVersion: an unconditional update. */

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.time.temporal.Temporal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,7 @@ public final class KindSchema {
             } else if (Map.class.isAssignableFrom(raw)) {
                 require(node.isObject(), node, type, path, struct);
                 for (Map.Entry<String, JsonNode> entry : node.properties()) {
-                    value(entry.getValue(), arguments[1], path.field(entry.getKey()), struct, unknown);
+                    value(entry.getValue(), arguments[1], path.key(entry.getKey()), struct, unknown);
                 }
             }
             return;
@@ -76,7 +77,8 @@ public final class KindSchema {
         if (!(type instanceof Class<?> c) || c == Object.class || c.isInterface() || c == AnyType.class) {
             return;
         }
-        if (c == String.class || c == MicroTime.class || c == Duration.class) {
+        // fabric8 writes a Lease's metav1.MicroTime fields as ZonedDateTime: a string in JSON all the same
+        if (c == String.class || c == MicroTime.class || c == Duration.class || Temporal.class.isAssignableFrom(c)) {
             require(node.isString(), node, type, path, struct);
         } else if (c == Integer.class) {
             require(node.isIntegralNumber() && node.canConvertToInt(), node, type, path, struct);
@@ -159,7 +161,7 @@ public final class KindSchema {
             case "Double" -> "float64";
             case "Float" -> "float32";
             case "IntOrString" -> "intstr.IntOrString";
-            default -> StructFields.of(c).goName();
+            default -> Temporal.class.isAssignableFrom(c) ? "v1.MicroTime" : StructFields.of(c).goName();
         };
     }
 }

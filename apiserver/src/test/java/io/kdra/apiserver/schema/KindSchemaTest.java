@@ -3,12 +3,22 @@ package io.kdra.apiserver.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.AnyType;
+import io.fabric8.kubernetes.api.model.Duration;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.kdra.apiserver.api.BuiltinResources;
-import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.resource.GoldenObjects;
 import java.io.IOException;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.time.temporal.Temporal;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +38,49 @@ class KindSchemaTest {
     void everyServedKindHasASchema(String group, String version, String kind) {
         assertThat(KindSchema.of(group, version, kind)).isPresent();
     }
+
+    /**
+     * Every value type reachable from a served kind is one the decoder knows, so that a model upgrade bringing a new
+     * Java type (as ZonedDateTime for a Lease's times) fails here rather than turning valid objects into 400s.
+     */
+    @Test
+    void everyTypeInTheServedKindsIsOneTheDecoderKnows() {
+        Set<Class<?>> structs = new HashSet<>();
+        Set<String> unknown = new TreeSet<>();
+        servedKinds().forEach(kind -> {
+            Object[] names = kind.get();
+            ModelClasses.find((String) names[0], (String) names[1], (String) names[2])
+                    .ifPresent(root -> collectLeaves(root, structs, unknown));
+        });
+
+        assertThat(unknown).isEmpty();
+        assertThat(structs).hasSizeGreaterThan(100);
+    }
+
+    private static void collectLeaves(Type type, Set<Class<?>> structs, Set<String> unknown) {
+        if (type instanceof ParameterizedType parameterized) {
+            for (Type argument : parameterized.getActualTypeArguments()) {
+                collectLeaves(argument, structs, unknown);
+            }
+            return;
+        }
+        Class<?> c = (Class<?>) type;
+        if (c.getName().startsWith("java.")) {
+            if (!DECODED_JAVA_TYPES.contains(c) && !Temporal.class.isAssignableFrom(c)) {
+                unknown.add(c.getName());
+            }
+            return;
+        }
+        if (c.isInterface() || DECODED_MODEL_TYPES.contains(c) || !structs.add(c)) {
+            return;
+        }
+        StructFields.of(c).fields().values().forEach(field -> collectLeaves(field, structs, unknown));
+    }
+
+    private static final Set<Class<?>> DECODED_JAVA_TYPES = Set.of(String.class, Integer.class, Long.class,
+            Boolean.class, Double.class, Float.class, Object.class);
+    private static final Set<Class<?>> DECODED_MODEL_TYPES = Set.of(Quantity.class, IntOrString.class,
+            MicroTime.class, Duration.class, AnyType.class);
 
     @Test
     void subresourceBodiesHaveSchemas() {
@@ -106,7 +159,9 @@ class KindSchemaTest {
                 Arguments.of("Pod", "{'spec':{'priority':3000000000}}",
                         "number 3000000000 into Go struct field PodSpec.spec.priority of type int32"),
                 Arguments.of("Pod", "{'metadata':{'labels':{'a':true}}}",
-                        "bool into Go struct field ObjectMeta.metadata.labels.a of type string"),
+                        "bool into Go struct field ObjectMeta.metadata.labels of type string"),
+                Arguments.of("Lease", "{'spec':{'renewTime':7}}",
+                        "number into Go struct field LeaseSpec.spec.renewTime of type v1.MicroTime"),
                 Arguments.of("Pod", "{'spec':'x'}", "string into Go struct field Pod.spec of type v1.PodSpec"),
                 Arguments.of("ResourceClaim",
                         "{'spec':{'devices':{'requests':[{'name':'a','exactly':{'count':'2'}}]}}}",
@@ -117,7 +172,11 @@ class KindSchemaTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("valuesOfTheWrongType")
     void aValueOfTheWrongTypeIsNamedAsGoNamesIt(String kind, String json, String cannotUnmarshal) {
-        KindSchema schema = kind.equals("Pod") ? schema("", "v1", kind) : schema("resource.k8s.io", "v1", kind);
+        KindSchema schema = switch (kind) {
+            case "Pod" -> schema("", "v1", kind);
+            case "Lease" -> schema("coordination.k8s.io", "v1", kind);
+            default -> schema("resource.k8s.io", "v1", kind);
+        };
 
         assertThat(mismatch(schema, json.replace('\'', '"'))).isEqualTo("json: cannot unmarshal " + cannotUnmarshal);
     }

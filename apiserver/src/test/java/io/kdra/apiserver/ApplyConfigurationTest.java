@@ -33,6 +33,33 @@ class ApplyConfigurationTest extends ServerTestBase {
     }
 
     @Test
+    void anApplyConfigurationMustBeInTheVersionOfTheUrl() {
+        String claims = "/apis/resource.k8s.io/v1/namespaces/" + fixture.namespace() + "/resourceclaims/versioned";
+
+        var response = fixture.send("PATCH", claims + "?fieldManager=m", APPLY, "{\"apiVersion\":\"resource.k8s.io/v1beta1\","
+                + "\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"versioned\"}}");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("Incorrect version specified in apply patch. Specified patch version: "
+                + "resource.k8s.io/v1beta1, expected: resource.k8s.io/v1");
+    }
+
+    @Test
+    void aPatchWhoseResultHasAValueOfTheWrongTypeIsInvalid() {
+        String pods = "/api/v1/namespaces/" + fixture.namespace() + "/pods";
+        assertThat(fixture.send("POST", pods, "application/json", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                + "\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}")
+                .statusCode()).isEqualTo(201);
+
+        var response = fixture.send("PATCH", pods + "/p", "application/merge-patch+json",
+                "{\"spec\":{\"activeDeadlineSeconds\":\"soon\"}}");
+
+        assertThat(response.statusCode()).isEqualTo(422);
+        assertThat(response.body()).contains("is invalid: patch: Invalid value: ", "json: cannot unmarshal string into "
+                + "Go struct field PodSpec.spec.activeDeadlineSeconds of type int64");
+    }
+
+    @Test
     void anApplyConfigurationWithAValueOfTheWrongTypeIsABadRequest() {
         String pods = "/api/v1/namespaces/" + fixture.namespace() + "/pods/typed";
 

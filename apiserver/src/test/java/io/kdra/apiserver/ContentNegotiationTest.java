@@ -62,6 +62,39 @@ class ContentNegotiationTest extends ServerTestBase {
         var broken = request("PATCH", path, null, "application/apply-patch+yaml", "data:\n  k: [unclosed\n");
         assertThat(broken.statusCode()).isEqualTo(400);
         assertThat(broken.body()).contains("error converting YAML to JSON");
+        var repeated = request("PATCH", path, null, "application/apply-patch+yaml", "data:\n  k: a\n  k: b\n");
+        assertThat(repeated.statusCode()).isEqualTo(400);
+        assertThat(repeated.body()).contains("error converting YAML to JSON", "duplicate key k");
+    }
+
+    @Test
+    void yamlIsReadAsKubeApiserverReadsIt() {
+        String path = "/api/v1/namespaces/" + fixture.namespace() + "/configmaps?fieldManager=yaml";
+
+        var created = request("POST", path, null, "application/yaml", """
+                {apiVersion: v1, kind: ConfigMap, metadata: {name: flow, labels: &common {team: a}}}
+                """);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+
+        var aliased = request("POST", path, null, "application/yaml", """
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: aliased
+                  labels: &labels
+                    team: a
+                  annotations: *labels
+                immutable: ~
+                data:
+                  quoted: "true"
+                """);
+        assertThat(aliased.statusCode()).as(aliased.body()).isEqualTo(201);
+        assertThat(aliased.body()).contains("\"annotations\":{\"team\":\"a\"}", "\"quoted\":\"true\"")
+                .doesNotContain("immutable");
+
+        var comments = request("POST", path, null, "application/yaml", "# nothing here\n");
+        assertThat(comments.statusCode()).isEqualTo(400);
+        assertThat(comments.body()).contains("the body of the request holds no YAML document");
     }
 
     @Test
@@ -77,6 +110,16 @@ class ContentNegotiationTest extends ServerTestBase {
                 .statusCode()).isEqualTo(406);
         assertThat(request("GET", pods, "application/json;as=Table;v=v1;g=meta.k8s.io", null, null).body())
                 .contains("\"kind\":\"Table\"");
+        assertThat(request("GET", pods, "application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io", null, null)
+                .body()).startsWith("kind: \"PodList\"");
+    }
+
+    @Test
+    void aPatchOfAnUnknownTypeIs415WhateverItsBody() {
+        var response = request("PATCH", "/api/v1/namespaces/default/configmaps/any", null, "text/plain", "not json");
+
+        assertThat(response.statusCode()).isEqualTo(415);
+        assertThat(response.body()).contains("\"reason\":\"UnsupportedMediaType\"");
     }
 
     private static HttpResponse<String> request(String method, String path, String accept, String contentType,

@@ -105,8 +105,10 @@ class RobustnessTest {
         String typo = "{\"spec\":{\"containers\":[{\"name\":\"c\",\"imagePullPolicyy\":\"Always\"}]}}";
         var strictPatch = fixture.send("PATCH", pods + "/warned?fieldValidation=Strict",
                 "application/strategic-merge-patch+json", typo);
-        assertThat(strictPatch.statusCode()).isEqualTo(400);
-        assertThat(strictPatch.body()).contains("unknown field \\\"spec.containers[0].imagePullPolicyy\\\"");
+        assertThat(strictPatch.statusCode()).isEqualTo(422);
+        assertThat(strictPatch.body()).contains("\"message\":\" \\\"\\\" is invalid: patch: Invalid value: \\\"{",
+                "\": strict decoding error: unknown field \\\"spec.containers[0].imagePullPolicyy\\\"",
+                "\"reason\":\"Invalid\"", "\"field\":\"patch\"");
         var warnedPatch = fixture.send("PATCH", pods + "/warned", "application/strategic-merge-patch+json", typo);
         assertThat(warnedPatch.statusCode()).isEqualTo(200);
         assertThat(warnedPatch.headers().allValues("Warning"))

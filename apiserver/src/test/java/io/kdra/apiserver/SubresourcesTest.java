@@ -106,6 +106,12 @@ class SubresourcesTest extends ServerTestBase {
         assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
         assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(30L);
 
+        fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("unset", "node-1")).create();
+        assertThat(fixture.send("POST", podPath(ns, "unset") + "/eviction", JSON,
+                eviction("unset", ",\"deleteOptions\":{\"gracePeriodSeconds\":null}")).statusCode()).isEqualTo(201);
+        assertThat(fixture.client.pods().inNamespace(ns).withName("unset").get().getMetadata()
+                .getDeletionGracePeriodSeconds()).isEqualTo(30L);
+
         fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("now", "node-1")).create();
         assertThat(fixture.send("POST", podPath(ns, "now") + "/eviction", JSON,
                 eviction("now", ",\"deleteOptions\":{\"gracePeriodSeconds\":0}")).statusCode()).isEqualTo(201);

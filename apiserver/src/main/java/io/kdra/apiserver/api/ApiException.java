@@ -90,10 +90,14 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException forbidden(ResourceType type, String name, String why) {
-        String message = name == null || name.isEmpty()
+        return new ApiException(403, "Forbidden", forbiddenMessage(type, name, why),
+                details(name, type.group(), type.plural()));
+    }
+
+    private static String forbiddenMessage(ResourceType type, String name, String why) {
+        return name == null || name.isEmpty()
                 ? String.format("%s is forbidden: %s", type.groupResource(), why)
                 : String.format("%s \"%s\" is forbidden: %s", type.groupResource(), name, why);
-        return new ApiException(403, "Forbidden", message, details(name, type.group(), type.plural()));
     }
 
     /**
@@ -104,10 +108,9 @@ public final class ApiException extends RuntimeException {
             String why) {
         String denial = String.format("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policy,
                 binding, why);
-        ApiException forbidden = forbidden(type, name, denial);
         ObjectNode details = details(name, type.group(), type.plural());
         details.putArray("causes").addObject().put("message", denial);
-        return new ApiException(422, "Invalid", forbidden.getMessage(), details);
+        return new ApiException(422, "Invalid", forbiddenMessage(type, name, denial), details);
     }
 
     public static ApiException badRequest(String message) {

@@ -9,6 +9,7 @@ import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * Renders field errors as kube-apiserver's 422 Invalid status: the message
@@ -37,6 +38,21 @@ public final class InvalidObject {
             message += ": [" + String.join(", ", new ArrayList<>(messages)) + "]";
         }
         return ApiException.of(422, "Invalid", message, details);
+    }
+
+    /**
+     * A patch whose result does not decode (a value of the wrong type, or unknown fields under strict validation):
+     * kube-apiserver answers 422 with the patched object as the invalid value of a field named {@code patch}, under
+     * an empty kind and name.
+     */
+    public static ApiException ofPatch(String patchedJson, String why) {
+        FieldError error = new FieldError(FieldError.Type.INVALID, "patch", StringNode.valueOf(patchedJson), why);
+        ObjectNode details = Json.object();
+        ObjectNode cause = details.putArray("causes").addObject();
+        cause.put("reason", error.type().reason());
+        cause.put("message", body(error));
+        cause.put("field", error.field());
+        return ApiException.of(422, "Invalid", " \"\" is invalid: " + message(error), details);
     }
 
     /** @return {@code <field>: <body>}, as field.Error.Error() prints it */

@@ -1,11 +1,14 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.schema.DecodingException;
 import io.kdra.apiserver.schema.KindSchema;
 import java.util.List;
+import java.util.function.Function;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -47,18 +50,34 @@ final class BodyDecoder {
         return parse(body, null);
     }
 
-    /** @param contentType the request's; a YAML body that is a JSON object is read as JSON, which is faster */
+    /** @param contentType the request's; a YAML body that is JSON is read as JSON, which is faster */
     static JsonNode parse(byte[] body, String contentType) {
         if (body == null || body.length == 0) {
             throw ApiException.badRequest("the body of the request is empty");
         }
-        if (MediaTypes.isYamlBody(contentType) && !startsWithBrace(body)) {
+        if (!MediaTypes.isYamlBody(contentType)) {
+            return parseJson(body);
+        }
+        if (startsWithBrace(body)) {
             try {
-                return Json.parseYaml(body);
+                return Json.parse(body);
             } catch (JacksonException e) {
-                throw ApiException.badRequest("error converting YAML to JSON: " + e.getOriginalMessage());
+                // a YAML flow mapping such as {kind: Pod} is no JSON
             }
         }
+        JsonNode document;
+        try {
+            document = Json.parseYaml(body);
+        } catch (YamlEngineException e) {
+            throw ApiException.badRequest("error converting YAML to JSON: " + e.getMessage());
+        }
+        if (document.isMissingNode()) {
+            throw ApiException.badRequest("the body of the request holds no YAML document");
+        }
+        return document;
+    }
+
+    private static JsonNode parseJson(byte[] body) {
         try {
             return Json.parse(body);
         } catch (JacksonException e) {
@@ -87,7 +106,16 @@ final class BodyDecoder {
      */
     static ObjectNode decodeApplyConfiguration(ResourceType type, String urlVersion, JsonNode config) {
         Decoded typed = typed(type, urlVersion, config);
-        List<String> unknown = unknownFields(type.group(), typed.version(), type.kind(), typed.object());
+        if (!typed.version().equals(urlVersion)) {
+            throw ApiException.badRequest(String.format("Incorrect version specified in apply patch. Specified patch "
+                    + "version: %s, expected: %s", type.apiVersion(typed.version()), type.apiVersion(urlVersion)));
+        }
+        List<String> unknown;
+        try {
+            unknown = decodeAgainstSchema(type.group(), typed.version(), type.kind(), typed.object());
+        } catch (DecodingException e) {
+            throw ApiException.badRequest(cannotHandle(typed.version(), type.kind()) + e.getMessage());
+        }
         if (!unknown.isEmpty()) {
             List<String> errors = unknown.stream().map(f -> "." + f + ": field not declared in schema").toList();
             throw ApiException.badRequest(String.format("failed to create typed patch object (%s/%s, Kind=%s): %s",
@@ -139,26 +167,44 @@ final class BodyDecoder {
      */
     static List<String> decodeFields(String group, String version, String kind, ObjectNode object,
             FieldValidation validation) {
-        List<String> texts = unknownFields(group, version, kind, object).stream()
-                .map(f -> "unknown field \"" + f + "\"").toList();
+        return decodeFields(group, version, kind, object, validation,
+                why -> ApiException.badRequest(cannotHandle(version, kind) + why));
+    }
+
+    /**
+     * Decodes the result of a patch: as {@link #decodeFields}, but what does not decode is a 422 naming the patch,
+     * as kube-apiserver answers it.
+     */
+    static List<String> decodePatchedFields(String group, String version, String kind, ObjectNode patched,
+            FieldValidation validation) {
+        String patchedJson = Json.string(patched);
+        return decodeFields(group, version, kind, patched, validation,
+                why -> InvalidObject.ofPatch(patchedJson, why));
+    }
+
+    private static List<String> decodeFields(String group, String version, String kind, ObjectNode object,
+            FieldValidation validation, Function<String, ApiException> failure) {
+        List<String> texts;
+        try {
+            texts = decodeAgainstSchema(group, version, kind, object).stream()
+                    .map(f -> "unknown field \"" + f + "\"").toList();
+        } catch (DecodingException e) {
+            throw failure.apply(e.getMessage());
+        }
         if (!texts.isEmpty() && validation == FieldValidation.STRICT) {
-            throw ApiException.badRequest(cannotHandle(version, kind) + "strict decoding error: "
-                    + String.join(", ", texts));
+            throw failure.apply("strict decoding error: " + String.join(", ", texts));
         }
         return validation == FieldValidation.IGNORE ? List.of() : texts;
     }
 
-    /** @return the paths of the unknown fields, which are gone from the object */
-    private static List<String> unknownFields(String group, String version, String kind, ObjectNode object) {
-        KindSchema schema = KindSchema.of(group, version, kind).orElse(null);
-        if (schema == null) {
-            return List.of();
-        }
-        try {
-            return schema.decode(object);
-        } catch (DecodingException e) {
-            throw ApiException.badRequest(cannotHandle(version, kind) + e.getMessage());
-        }
+    /**
+     * Checks the object's JSON types and drops its unknown and null fields.
+     *
+     * @return the paths of the unknown fields
+     * @throws DecodingException when a value has the wrong JSON type
+     */
+    private static List<String> decodeAgainstSchema(String group, String version, String kind, ObjectNode object) {
+        return KindSchema.of(group, version, kind).map(schema -> schema.decode(object)).orElse(List.of());
     }
 
     private static String cannotHandle(String version, String kind) {

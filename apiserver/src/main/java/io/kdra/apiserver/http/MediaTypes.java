@@ -14,7 +14,6 @@ import java.util.Map;
 final class MediaTypes {
 
     static final String YAML = "application/yaml";
-    private static final String APPLY_PATCH = "application/apply-patch+yaml";
 
     /** One entry of an Accept header: {@code application/json;as=Table;v=v1;g=meta.k8s.io}. */
     record MediaRange(String type, Map<String, String> params) {
@@ -72,7 +71,7 @@ final class MediaTypes {
         if (contentType == null) {
             return false;
         }
-        String type = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        return type.equals(YAML) || type.equals(APPLY_PATCH);
+        String type = PatchEndpoint.mediaType(contentType);
+        return type.equals(YAML) || type.equals(PatchEndpoint.APPLY_PATCH);
     }
 }

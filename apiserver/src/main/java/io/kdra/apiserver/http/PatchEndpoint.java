@@ -52,30 +52,36 @@ final class PatchEndpoint {
         ResourceType type = call.type();
         String version = call.info().version();
         String name = call.info().name();
-        JsonNode patch = BodyDecoder.parse(call.body(), contentType);
         if (contentType.equals(APPLY_PATCH)) {
-            return apply(call, patch, statusSubresource);
+            return apply(call, BodyDecoder.parse(call.body(), contentType), statusSubresource);
         }
-        UnaryOperator<JsonNode> operation = operation(contentType, patch);
+        UnaryOperator<JsonNode> operation = operation(contentType, call.body());
         WriteContext context = call.writeContext(null);
         BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
         AtomicReference<List<String>> warnings = new AtomicReference<>(List.of());
         ObjectNode result = registry.patch(type, call.info().namespace(), name, current -> {
             ObjectNode versioned = kinds.fromStorage(type, current, version).deepCopy();
             ObjectNode patched = patchedObject(type, version, operation.apply(versioned));
-            warnings.set(BodyDecoder.decodeFields(type.group(), version, type.kind(), patched, validation));
+            warnings.set(BodyDecoder.decodePatchedFields(type.group(), version, type.kind(), patched, validation));
             return kinds.toStorage(type, patched, version);
         }, context, statusSubresource, false, true);
         return new Patched(result, false, warnings.get());
     }
 
-    /** @return the patch as an operation on a document, for every content type but apply (415 for unknown ones) */
-    static UnaryOperator<JsonNode> operation(String contentType, JsonNode patch) {
+    /**
+     * @return the patch as an operation on a document, for every content type but apply; an unknown content type is a
+     *     415 before the body is read
+     */
+    static UnaryOperator<JsonNode> operation(String contentType, byte[] body) {
+        if (!contentType.equals(JSON_PATCH) && !contentType.equals(MERGE_PATCH)
+                && !contentType.equals(STRATEGIC_MERGE_PATCH)) {
+            throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
+        }
+        JsonNode patch = BodyDecoder.parse(body);
         return switch (contentType) {
             case JSON_PATCH -> document -> JsonPatch.apply(document, patch);
             case MERGE_PATCH -> document -> MergePatch.apply(document, patch);
-            case STRATEGIC_MERGE_PATCH -> document -> StrategicMergePatch.apply(document, patch);
-            default -> throw ApiException.unsupportedMediaType(contentType, ACCEPTED);
+            default -> document -> StrategicMergePatch.apply(document, patch);
         };
     }
 

@@ -121,8 +121,9 @@ final class ResourceEndpoint {
     }
 
     private void delete(Call call) {
-        DeleteOptions options = deleteOptions(call);
-        WriteContext context = deleteContext(call, deleteOptionsBody(call));
+        JsonNode body = deleteOptionsBody(call);
+        DeleteOptions options = deleteOptions(call, body);
+        WriteContext context = deleteContext(call, body);
         Deletion.Outcome outcome = registry.delete(call.type(), call.namespace(), call.info().name(), options, context);
         ResourceType type = call.type();
         if (!outcome.deleted() || returnsDeletedObject(type)) {
@@ -145,8 +146,9 @@ final class ResourceEndpoint {
     }
 
     private void deleteCollection(Call call) {
-        DeleteOptions options = deleteOptions(call);
-        WriteContext context = deleteContext(call, deleteOptionsBody(call));
+        JsonNode body = deleteOptionsBody(call);
+        DeleteOptions options = deleteOptions(call, body);
+        WriteContext context = deleteContext(call, body);
         ListEndpoint.Page page = lists.select(call);
         ObjectNode list = Json.object();
         list.put("kind", call.type().listKind());
@@ -197,13 +199,22 @@ final class ResourceEndpoint {
     }
 
     BodyDecoder.Decoded decode(Call call) {
+        return BodyDecoder.decode(call.type(), call.info().version(),
+                BodyDecoder.parse(call.body(), bodyContentType(call)),
+                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+    }
+
+    /**
+     * @return the Content-Type of a body that is an object (create, update, a subresource's object)
+     * @throws ApiException 415 for a type other than JSON or YAML
+     */
+    static String bodyContentType(Call call) {
         String contentType = call.request().getHeader("Content-Type");
-        if (contentType != null && !contentType.startsWith(Responses.JSON) && !contentType.startsWith("*/*")
-                && !contentType.startsWith(MediaTypes.YAML)) {
+        String type = PatchEndpoint.mediaType(contentType);
+        if (contentType != null && !type.equals(Responses.JSON) && !type.equals("*/*") && !type.equals(MediaTypes.YAML)) {
             throw ApiException.unsupportedMediaType(contentType, Responses.JSON + ", " + MediaTypes.YAML);
         }
-        return BodyDecoder.decode(call.type(), call.info().version(), BodyDecoder.parse(call.body(), contentType),
-                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+        return contentType;
     }
 
     private static boolean returnsDeletedObject(ResourceType type) {
@@ -216,7 +227,6 @@ final class ResourceEndpoint {
         return response;
     }
 
-    /** The write context of a delete, dry run also when its DeleteOptions body says {@code "dryRun":["All"]}. */
     /** @return the DeleteOptions the request's body holds, or a missing node */
     static JsonNode deleteOptionsBody(Call call) {
         return call.body() == null || call.body().length == 0 ? MissingNode.getInstance()
@@ -240,25 +250,21 @@ final class ResourceEndpoint {
                 : new WriteContext(context.user(), true, context.fieldManager(), context.version());
     }
 
-    static DeleteOptions deleteOptions(Call call) {
+    /** The options of a delete: the query's, overridden by those of the DeleteOptions body. */
+    static DeleteOptions deleteOptions(Call call, JsonNode body) {
         Long grace = call.longParam("gracePeriodSeconds");
         String policy = call.param("propagationPolicy");
-        String uid = null;
-        String resourceVersion = null;
-        if (call.body() != null && call.body().length > 0) {
-            JsonNode body = BodyDecoder.parse(call.body());
-            if (body.has("gracePeriodSeconds") && !body.get("gracePeriodSeconds").isNull()) {
-                grace = body.get("gracePeriodSeconds").asLong();
-            }
-            if (body.has("propagationPolicy") && !body.get("propagationPolicy").isNull()) {
-                policy = body.get("propagationPolicy").asString();
-            }
-            if (body.path("orphanDependents").isBoolean()) {
-                policy = body.get("orphanDependents").asBoolean() ? DeleteOptions.ORPHAN : DeleteOptions.BACKGROUND;
-            }
-            uid = Json.text(body, "preconditions", "uid");
-            resourceVersion = Json.text(body, "preconditions", "resourceVersion");
+        if (body.path("gracePeriodSeconds").isIntegralNumber()) {
+            grace = body.get("gracePeriodSeconds").asLong();
         }
+        if (body.path("propagationPolicy").isString()) {
+            policy = body.get("propagationPolicy").asString();
+        }
+        if (body.path("orphanDependents").isBoolean()) {
+            policy = body.get("orphanDependents").asBoolean() ? DeleteOptions.ORPHAN : DeleteOptions.BACKGROUND;
+        }
+        String uid = Json.text(body, "preconditions", "uid");
+        String resourceVersion = Json.text(body, "preconditions", "resourceVersion");
         if (policy != null && !List.of(DeleteOptions.ORPHAN, DeleteOptions.BACKGROUND, DeleteOptions.FOREGROUND)
                 .contains(policy)) {
             throw ApiException.of(422, "Invalid", String.format("DeleteOptions.meta.k8s.io \"\" is invalid: "

@@ -120,14 +120,14 @@ final class Subresources {
             throw ApiException.unsupportedMediaType(contentType, String.join(", ", PatchEndpoint.JSON_PATCH,
                     PatchEndpoint.MERGE_PATCH, PatchEndpoint.STRATEGIC_MERGE_PATCH));
         }
-        UnaryOperator<JsonNode> operation = PatchEndpoint.operation(contentType, BodyDecoder.parse(call.body()));
+        UnaryOperator<JsonNode> operation = PatchEndpoint.operation(contentType, call.body());
         BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
         return current -> {
             JsonNode result = operation.apply(current);
             if (!result.isObject()) {
                 throw ApiException.badRequest("the patch did not produce an object");
             }
-            BodyDecoder.decodeFields("autoscaling", "v1", "Scale", (ObjectNode) result, validation);
+            BodyDecoder.decodePatchedFields("autoscaling", "v1", "Scale", (ObjectNode) result, validation);
             return (ObjectNode) result;
         };
     }
@@ -234,8 +234,8 @@ final class Subresources {
         JsonNode eviction = body(call, "policy", "Eviction");
         requireUrlName(call, eviction, "Eviction");
         JsonNode options = eviction.path("deleteOptions");
-        DeleteOptions deleteOptions = new DeleteOptions(
-                options.has("gracePeriodSeconds") ? options.get("gracePeriodSeconds").asLong() : null,
+        JsonNode grace = options.path("gracePeriodSeconds");
+        DeleteOptions deleteOptions = new DeleteOptions(grace.isIntegralNumber() ? grace.asLong() : null,
                 Json.text(options, "propagationPolicy"), Json.text(options, "preconditions", "uid"),
                 Json.text(options, "preconditions", "resourceVersion"));
         registry.delete(call.type(), call.namespace(), call.info().name(), deleteOptions,
@@ -267,7 +267,7 @@ final class Subresources {
 
     /** The body of a subresource request, decoded as an object of its v1 kind. */
     private static JsonNode body(Call call, String group, String kind) {
-        JsonNode body = BodyDecoder.parse(call.body());
+        JsonNode body = BodyDecoder.parse(call.body(), ResourceEndpoint.bodyContentType(call));
         if (body.isObject()) {
             BodyDecoder.decodeFields(group, "v1", kind, (ObjectNode) body,
                     BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));

@@ -47,7 +47,7 @@ final class Tables {
             if (isTableRequest(range)) {
                 return new Format(META_GROUP + "/" + range.params().get("v"), include(call.param("includeObject")));
             }
-            if (range.isJson() && !range.params().containsKey("as")) {
+            if ((range.isJson() || range.type().equals(MediaTypes.YAML)) && !range.params().containsKey("as")) {
                 return null;
             }
         }

@@ -1,7 +1,12 @@
 package io.kdra.apiserver.json;
 
+import java.io.ByteArrayInputStream;
 import java.util.Iterator;
 import java.util.Map;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -18,10 +23,15 @@ import tools.jackson.dataformat.yaml.YAMLWriteFeature;
 public final class Json {
 
     public static final JsonMapper MAPPER = JsonMapper.builder().build();
-    /** Strings stay quoted: a YAML 1.1 reader would take an unquoted resourceVersion or timestamp for another type. */
+    /**
+     * Writes YAML with every string quoted (MINIMIZE_QUOTES stays off): a YAML 1.1 reader would take an unquoted
+     * resourceVersion or timestamp for a number or a date.
+     */
     private static final YAMLMapper YAML = YAMLMapper.builder()
             .disable(YAMLWriteFeature.WRITE_DOC_START_MARKER)
             .build();
+    private static final LoadSettings YAML_READING = LoadSettings.builder().setSchema(new CoreSchema())
+            .setAllowDuplicateKeys(false).build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private Json() {}
@@ -39,9 +49,16 @@ public final class Json {
         return MAPPER.readTree(bytes);
     }
 
-    /** @throws JacksonException when the bytes are not one YAML document */
+    /**
+     * Reads YAML as kube-apiserver does before decoding: one document, aliases resolved, the YAML 1.2 core schema for
+     * plain scalars ({@code ~} and {@code Null} are null, {@code True} is true), a repeated key an error.
+     *
+     * @return the document as a tree, or a missing node when the bytes hold no document
+     * @throws YamlEngineException when the bytes are not one YAML document
+     */
     public static JsonNode parseYaml(byte[] bytes) {
-        return YAML.readTree(bytes);
+        Object document = new Load(YAML_READING).loadFromInputStream(new ByteArrayInputStream(bytes));
+        return document == null ? NODES.missingNode() : MAPPER.valueToTree(document);
     }
 
     public static byte[] yaml(JsonNode node) {

@@ -18,10 +18,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What kube-apiserver's decoder accepts for one kind in one version. Decoding rejects a value of the wrong JSON type
- * (a 400 upstream, whatever the field validation) and drops the fields the kind does not have, as decoding into a Go
- * struct does; it returns their paths, which strict field validation turns into an error and the default into
- * warnings. Maps and lists are checked element by element; opaque fields (driver parameters, raw extensions) hold
- * anything.
+ * (a 400 upstream, whatever the field validation), and drops the fields the kind does not have and the fields set to
+ * {@code null}, as decoding into a Go struct does. It returns the paths of the unknown fields, which strict field
+ * validation turns into an error and the default into warnings. Maps and lists are checked element by element;
+ * opaque fields (driver parameters, raw extensions) hold anything.
  */
 public final class KindSchema {
 
@@ -111,11 +111,13 @@ public final class KindSchema {
             Type fieldType = fields.fields().get(entry.getKey());
             if (fieldType == null) {
                 unknown.add(fieldPath.withIndices());
-                dropped = dropped == null ? new ArrayList<>() : dropped;
-                dropped.add(entry.getKey());
-            } else {
+            } else if (!entry.getValue().isNull()) {
                 value(entry.getValue(), fieldType, fieldPath, fields.simpleName(), unknown);
+                continue;
             }
+            // an unknown field is dropped, and so is a null: Go leaves the field unset and omits it when writing
+            dropped = dropped == null ? new ArrayList<>() : dropped;
+            dropped.add(entry.getKey());
         }
         if (dropped != null) {
             node.remove(dropped);

@@ -10,7 +10,7 @@ import java.util.Optional;
 final class ModelClasses {
 
     private static final String MODEL = "io.fabric8.kubernetes.api.model";
-    /** Packages whose classes serve every version of the group (fabric8 names no version in them). */
+    /** Packages whose names hold no version: fabric8 keeps the group's v1 classes there. */
     private static final Map<String, String> UNVERSIONED = Map.of(
             "", MODEL,
             "apps", MODEL + ".apps",

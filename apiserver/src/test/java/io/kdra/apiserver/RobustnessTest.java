@@ -116,6 +116,25 @@ class RobustnessTest {
     }
 
     @Test
+    void aRepeatedFieldIsReportedAsGoReportsItAndTheLastValueWins() {
+        String body = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"%s\","
+                + "\"labels\":{\"a\":\"1\"},\"labels\":{\"a\":\"2\"}},\"extra\":1}";
+        String configMaps = "/api/v1/namespaces/default/configmaps";
+
+        var strict = fixture.send("POST", configMaps + "?fieldValidation=Strict", "application/json",
+                body.formatted("repeated-strict"));
+        assertThat(strict.statusCode()).isEqualTo(400);
+        assertThat(strict.body()).contains("strict decoding error: duplicate field \\\"metadata.labels\\\", "
+                + "unknown field \\\"extra\\\"");
+
+        var warned = fixture.send("POST", configMaps, "application/json", body.formatted("repeated"));
+        assertThat(warned.statusCode()).isEqualTo(201);
+        assertThat(warned.headers().allValues("Warning")).containsExactly(
+                "299 - \"duplicate field \\\"metadata.labels\\\"\"", "299 - \"unknown field \\\"extra\\\"\"");
+        assertThat(warned.body()).contains("\"labels\":{\"a\":\"2\"}");
+    }
+
+    @Test
     void aValueOfTheWrongTypeIsABadRequestWhateverTheFieldValidation() {
         String claim = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":"
                 + "{\"name\":\"typed\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"

@@ -6,6 +6,7 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.schema.DecodingException;
 import io.kdra.apiserver.schema.KindSchema;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -52,9 +53,7 @@ final class BodyDecoder {
 
     /** @param contentType the request's; a YAML body that is JSON is read as JSON, which is faster */
     static JsonNode parse(byte[] body, String contentType) {
-        if (body == null || body.length == 0) {
-            throw ApiException.badRequest("the body of the request is empty");
-        }
+        requireBody(body);
         if (!MediaTypes.isYamlBody(contentType)) {
             return parseJson(body);
         }
@@ -77,6 +76,12 @@ final class BodyDecoder {
         return document;
     }
 
+    private static void requireBody(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw ApiException.badRequest("the body of the request is empty");
+        }
+    }
+
     private static JsonNode parseJson(byte[] body) {
         try {
             return Json.parse(body);
@@ -94,10 +99,38 @@ final class BodyDecoder {
         return false;
     }
 
-    static Decoded decode(ResourceType type, String urlVersion, JsonNode body, FieldValidation validation) {
-        Decoded typed = typed(type, urlVersion, body);
-        return new Decoded(typed.object(), typed.version(),
-                decodeFields(type.group(), typed.version(), type.kind(), typed.object(), validation));
+    /**
+     * Decodes the body of a create or update; a property a JSON object repeats is reported as Go's strict decoder
+     * reports it ({@code duplicate field "spec.replicas"}), with the unknown fields, and the last value wins.
+     */
+    static Decoded decode(ResourceType type, String urlVersion, byte[] body, String contentType,
+            FieldValidation validation) {
+        JsonNode node;
+        String duplicate = null;
+        if (MediaTypes.isYamlBody(contentType)) {
+            node = parse(body, contentType);
+        } else {
+            requireBody(body);
+            try {
+                Json.Parsed parsed = Json.parseNoticingDuplicates(body);
+                node = parsed.node();
+                duplicate = parsed.duplicate();
+            } catch (JacksonException e) {
+                throw ApiException.badRequest("couldn't get version/kind; json parse error: " + e.getOriginalMessage());
+            }
+        }
+        Decoded typed = typed(type, urlVersion, node);
+        List<String> problems = new ArrayList<>();
+        if (duplicate != null) {
+            problems.add("duplicate field \"" + duplicate + "\"");
+        }
+        problems.addAll(decodeFields(type.group(), typed.version(), type.kind(), typed.object(),
+                validation == FieldValidation.STRICT ? FieldValidation.WARN : validation));
+        if (!problems.isEmpty() && validation == FieldValidation.STRICT) {
+            throw ApiException.badRequest(cannotHandle(typed.version(), type.kind()) + "strict decoding error: "
+                    + String.join(", ", problems));
+        }
+        return new Decoded(typed.object(), typed.version(), validation == FieldValidation.IGNORE ? List.of() : problems);
     }
 
     /**

@@ -199,8 +199,7 @@ final class ResourceEndpoint {
     }
 
     BodyDecoder.Decoded decode(Call call) {
-        return BodyDecoder.decode(call.type(), call.info().version(),
-                BodyDecoder.parse(call.body(), bodyContentType(call)),
+        return BodyDecoder.decode(call.type(), call.info().version(), call.body(), bodyContentType(call),
                 BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
     }
 

@@ -8,6 +8,10 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.schema.CoreSchema;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonPointer;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -23,6 +27,8 @@ import tools.jackson.dataformat.yaml.YAMLWriteFeature;
 public final class Json {
 
     public static final JsonMapper MAPPER = JsonMapper.builder().build();
+    private static final JsonMapper REJECTING_DUPLICATES = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     /**
      * Writes YAML with every string quoted (MINIMIZE_QUOTES stays off): a YAML 1.1 reader would take an unquoted
      * resourceVersion or timestamp for a number or a date.
@@ -47,6 +53,40 @@ public final class Json {
     /** @throws JacksonException when the bytes are not one JSON value */
     public static JsonNode parse(byte[] bytes) {
         return MAPPER.readTree(bytes);
+    }
+
+    /**
+     * Parses as {@link #parse}, and finds the first property an object repeats.
+     *
+     * @return the tree (the last of repeated values wins) and the repeated property's path, e.g.
+     *     {@code spec.containers[0].image}, or null
+     */
+    public static Parsed parseNoticingDuplicates(byte[] bytes) {
+        try {
+            return new Parsed(REJECTING_DUPLICATES.readTree(bytes), null);
+        } catch (StreamReadException e) {
+            JsonParser parser = e.processor();
+            if (parser == null || !e.getOriginalMessage().startsWith("Duplicate")) {
+                throw e;
+            }
+            return new Parsed(parse(bytes), path(parser.streamReadContext().pathAsPointer()));
+        }
+    }
+
+    /** A parsed document and the path of the first property it repeats, or null. */
+    public record Parsed(JsonNode node, String duplicate) {}
+
+    /** @return the pointer as a field path: {@code /spec/containers/0/image} is {@code spec.containers[0].image} */
+    private static String path(JsonPointer pointer) {
+        StringBuilder out = new StringBuilder();
+        for (JsonPointer step = pointer; step != null && !step.matches(); step = step.tail()) {
+            if (step.mayMatchElement()) {
+                out.append('[').append(step.getMatchingIndex()).append(']');
+            } else {
+                out.append(out.length() == 0 ? "" : ".").append(step.getMatchingProperty());
+            }
+        }
+        return out.toString();
     }
 
     /**

@@ -112,6 +112,10 @@ class ContentNegotiationTest extends ServerTestBase {
                 .contains("\"kind\":\"Table\"");
         assertThat(request("GET", pods, "application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io", null, null)
                 .body()).startsWith("kind: \"PodList\"");
+        assertThat(request("GET", pods, "application/yaml;q=0.5, application/json", null, null).body())
+                .startsWith("{\"kind\":\"PodList\"");
+        assertThat(request("GET", pods, "application/json;q=0, application/yaml", null, null).body())
+                .startsWith("kind: \"PodList\"");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.ApiException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +26,10 @@ final class MediaTypes {
 
     private MediaTypes() {}
 
-    /** @return the entries of the header in their order, lower-case types; empty for no header */
+    /**
+     * @return the entries of the header, most preferred first: by their {@code q} value (1 when absent), then in their
+     *     order; those with {@code q=0} left out; lower-case types; empty for no header
+     */
     static List<MediaRange> parseAccept(String accept) {
         List<MediaRange> ranges = new ArrayList<>();
         if (accept == null || accept.isBlank()) {
@@ -40,11 +44,22 @@ final class MediaTypes {
             }
             ranges.add(new MediaRange(parts[0].trim().toLowerCase(Locale.ROOT), params));
         }
+        ranges.removeIf(range -> quality(range) <= 0);
+        ranges.sort(Comparator.comparingDouble(MediaTypes::quality).reversed());
         return ranges;
     }
 
+    /** An unreadable q counts as 1, as a missing one does. */
+    private static double quality(MediaRange range) {
+        try {
+            return Double.parseDouble(range.params().getOrDefault("q", "1"));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
     /**
-     * @return whether the answer is to be YAML rather than JSON: the first entry the server can write decides
+     * @return whether the answer is to be YAML rather than JSON: the most preferred entry the server can write decides
      * @throws ApiException 406 when no entry can be written
      */
     static boolean answersInYaml(String accept, boolean watch) {

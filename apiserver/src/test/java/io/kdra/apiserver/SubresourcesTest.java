@@ -82,6 +82,18 @@ class SubresourcesTest extends ServerTestBase {
     }
 
     @Test
+    void unknownFieldsInASubresourcesBodyAreWarnedOf() {
+        String ns = fixture.namespace();
+        fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("warned", null)).create();
+
+        HttpResponse<String> evicted = fixture.send("POST", podPath(ns, "warned") + "/eviction", JSON,
+                eviction("warned", ",\"deleteOptionz\":{}"));
+
+        assertThat(evicted.statusCode()).isEqualTo(201);
+        assertThat(evicted.headers().allValues("Warning")).containsExactly("299 - \"unknown field \\\"deleteOptionz\\\"\"");
+    }
+
+    @Test
     void anEvictionsDryRunLeavesThePod() {
         String ns = fixture.namespace();
         fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("dry", null)).create();

@@ -177,9 +177,7 @@ final class ResourceEndpoint {
     /** @param storageJson the object's JSON, for an answer in the storage version */
     private void respond(Call call, int code, ObjectNode stored, List<String> warnings, Supplier<byte[]> storageJson) {
         HttpServerResponse response = call.request().response();
-        for (String warning : warnings) {
-            response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
-        }
+        Responses.warn(response, warnings);
         ResourceType type = call.type();
         if (call.info().version().equals(type.storageVersion())) {
             Responses.bytes(response, code, storageJson.get());

@@ -1,9 +1,11 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.json.Json;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.List;
 import tools.jackson.databind.JsonNode;
 
 /** Writing answers and Status errors: JSON, or YAML for a request that negotiated it. */
@@ -31,6 +33,13 @@ final class Responses {
             return;
         }
         response.setStatusCode(code).putHeader("Content-Type", JSON).end(body);
+    }
+
+    /** Adds one {@code Warning: 299 - "<text>"} header a warning, as kube-apiserver sends them. */
+    static void warn(HttpServerResponse response, List<String> warnings) {
+        for (String warning : warnings) {
+            response.headers().add("Warning", "299 - " + InvalidObject.quoteForHeader(warning));
+        }
     }
 
     static void error(HttpServerResponse response, ApiException error) {

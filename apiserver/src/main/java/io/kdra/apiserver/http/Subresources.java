@@ -80,10 +80,12 @@ final class Subresources {
         ResourceType type = call.type();
         String name = call.info().name();
         ObjectNode object;
+        List<String> warnings = new ArrayList<>();
         if (method == HttpMethod.GET) {
             object = registry.get(type, call.namespace(), name);
         } else if (method == HttpMethod.PUT || method == HttpMethod.PATCH) {
-            UnaryOperator<ObjectNode> newScale = method == HttpMethod.PUT ? replacement(call) : patched(call);
+            UnaryOperator<ObjectNode> newScale = method == HttpMethod.PUT ? replacement(call, warnings)
+                    : patched(call, warnings);
             object = registry.patch(type, call.namespace(), name, current -> {
                 ObjectNode scale = newScale.apply(scaleOf(current));
                 JsonNode replicas = Json.at(scale, "spec", "replicas");
@@ -102,11 +104,12 @@ final class Subresources {
         } else {
             throw ApiException.methodNotAllowed();
         }
+        Responses.warn(call.request().response(), warnings);
         Responses.json(call.request().response(), 200, scaleOf(object));
     }
 
-    private static UnaryOperator<ObjectNode> replacement(Call call) {
-        JsonNode body = body(call, "autoscaling", "Scale");
+    private static UnaryOperator<ObjectNode> replacement(Call call, List<String> warnings) {
+        JsonNode body = body(call, "autoscaling", "Scale", warnings);
         if (!body.isObject()) {
             throw ApiException.badRequest("the body of a Scale must be an object");
         }
@@ -114,7 +117,7 @@ final class Subresources {
     }
 
     /** The scale patch in its content type; a Scale has no lists, so a strategic merge patch merges. */
-    private static UnaryOperator<ObjectNode> patched(Call call) {
+    private static UnaryOperator<ObjectNode> patched(Call call, List<String> warnings) {
         String contentType = PatchEndpoint.mediaType(call.request().getHeader("Content-Type"));
         if (contentType.equals(PatchEndpoint.APPLY_PATCH)) {
             throw ApiException.unsupportedMediaType(contentType, String.join(", ", PatchEndpoint.JSON_PATCH,
@@ -127,7 +130,9 @@ final class Subresources {
             if (!result.isObject()) {
                 throw ApiException.badRequest("the patch did not produce an object");
             }
-            BodyDecoder.decodePatchedFields("autoscaling", "v1", "Scale", (ObjectNode) result, validation);
+            warnings.clear();
+            warnings.addAll(BodyDecoder.decodePatchedFields("autoscaling", "v1", "Scale", (ObjectNode) result,
+                    validation));
             return (ObjectNode) result;
         };
     }
@@ -184,7 +189,8 @@ final class Subresources {
     }
 
     private void bind(Call call) {
-        JsonNode binding = body(call, "", "Binding");
+        List<String> warnings = new ArrayList<>();
+        JsonNode binding = body(call, "", "Binding", warnings);
         requireUrlName(call, binding, "Binding");
         String node = Json.text(binding, "target", "name");
         if (node == null || node.isEmpty()) {
@@ -210,7 +216,7 @@ final class Subresources {
             setScheduledCondition(pod);
             return pod;
         }, context, true, false, true);
-        respondSuccess(call, 201);
+        respondSuccess(call, 201, warnings);
     }
 
     private void setScheduledCondition(ObjectNode pod) {
@@ -231,7 +237,8 @@ final class Subresources {
     }
 
     private void evict(Call call) {
-        JsonNode eviction = body(call, "policy", "Eviction");
+        List<String> warnings = new ArrayList<>();
+        JsonNode eviction = body(call, "policy", "Eviction", warnings);
         requireUrlName(call, eviction, "Eviction");
         JsonNode options = eviction.path("deleteOptions");
         JsonNode grace = options.path("gracePeriodSeconds");
@@ -240,7 +247,7 @@ final class Subresources {
                 Json.text(options, "preconditions", "resourceVersion"));
         registry.delete(call.type(), call.namespace(), call.info().name(), deleteOptions,
                 ResourceEndpoint.deleteContext(call, options));
-        respondSuccess(call, 201);
+        respondSuccess(call, 201, warnings);
     }
 
     private void finalizeNamespace(Call call, ResourceEndpoint resources) {
@@ -265,17 +272,18 @@ final class Subresources {
         }
     }
 
-    /** The body of a subresource request, decoded as an object of its v1 kind. */
-    private static JsonNode body(Call call, String group, String kind) {
+    /** The body of a subresource request, decoded as an object of its v1 kind; adds the warnings to send back. */
+    private static JsonNode body(Call call, String group, String kind, List<String> warnings) {
         JsonNode body = BodyDecoder.parse(call.body(), ResourceEndpoint.bodyContentType(call));
         if (body.isObject()) {
-            BodyDecoder.decodeFields(group, "v1", kind, (ObjectNode) body,
-                    BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+            warnings.addAll(BodyDecoder.decodeFields(group, "v1", kind, (ObjectNode) body,
+                    BodyDecoder.FieldValidation.parse(call.param("fieldValidation"))));
         }
         return body;
     }
 
-    private static void respondSuccess(Call call, int code) {
+    private static void respondSuccess(Call call, int code, List<String> warnings) {
+        Responses.warn(call.request().response(), warnings);
         ObjectNode status = Json.object();
         status.put("kind", "Status");
         status.put("apiVersion", "v1");

@@ -124,6 +124,7 @@ final class BodyDecoder {
         if (duplicate != null) {
             problems.add("duplicate field \"" + duplicate + "\"");
         }
+        // strict validation reports a repeated field with the unknown ones, so these come back as warnings first
         problems.addAll(decodeFields(type.group(), typed.version(), type.kind(), typed.object(),
                 validation == FieldValidation.STRICT ? FieldValidation.WARN : validation));
         if (!problems.isEmpty() && validation == FieldValidation.STRICT) {
@@ -206,13 +207,13 @@ final class BodyDecoder {
 
     /**
      * Decodes the result of a patch: as {@link #decodeFields}, but what does not decode is a 422 naming the patch,
-     * as kube-apiserver answers it.
+     * as kube-apiserver answers it. The invalid value shown is the patched object as far as decoding got (upstream
+     * shows it before decoding): keeping a copy of every patch's result for the rare failure would cost every patch.
      */
     static List<String> decodePatchedFields(String group, String version, String kind, ObjectNode patched,
             FieldValidation validation) {
-        String patchedJson = Json.string(patched);
         return decodeFields(group, version, kind, patched, validation,
-                why -> InvalidObject.ofPatch(patchedJson, why));
+                why -> InvalidObject.ofPatch(Json.string(patched), why));
     }
 
     private static List<String> decodeFields(String group, String version, String kind, ObjectNode object,

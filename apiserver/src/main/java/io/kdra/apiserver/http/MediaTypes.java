@@ -86,7 +86,15 @@ final class MediaTypes {
         if (contentType == null) {
             return false;
         }
-        String type = PatchEndpoint.mediaType(contentType);
+        String type = mediaType(contentType);
         return type.equals(YAML) || type.equals(PatchEndpoint.APPLY_PATCH);
+    }
+
+    /** @return the media type of a Content-Type header without its parameters, lower-case; empty for none */
+    static String mediaType(String contentType) {
+        if (contentType == null) {
+            return "";
+        }
+        return contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     }
 }

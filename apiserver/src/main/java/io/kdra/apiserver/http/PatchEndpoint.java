@@ -48,7 +48,7 @@ final class PatchEndpoint {
     record Patched(ObjectNode object, boolean created, List<String> warnings) {}
 
     Patched patch(Call call, boolean statusSubresource) {
-        String contentType = mediaType(call.request().getHeader("Content-Type"));
+        String contentType = MediaTypes.mediaType(call.request().getHeader("Content-Type"));
         ResourceType type = call.type();
         String version = call.info().version();
         String name = call.info().name();
@@ -124,13 +124,5 @@ final class PatchEndpoint {
                     apiVersion, Json.text(object, "kind"), type.apiVersion(version), type.kind()));
         }
         return object;
-    }
-
-    static String mediaType(String contentType) {
-        if (contentType == null) {
-            return "";
-        }
-        int semicolon = contentType.indexOf(';');
-        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -207,8 +207,9 @@ final class ResourceEndpoint {
      */
     static String bodyContentType(Call call) {
         String contentType = call.request().getHeader("Content-Type");
-        String type = PatchEndpoint.mediaType(contentType);
-        if (contentType != null && !type.equals(Responses.JSON) && !type.equals("*/*") && !type.equals(MediaTypes.YAML)) {
+        String type = MediaTypes.mediaType(contentType);
+        if (contentType != null && !type.equals(Responses.JSON) && !type.equals("*/*")
+                && !type.equals(MediaTypes.YAML)) {
             throw ApiException.unsupportedMediaType(contentType, Responses.JSON + ", " + MediaTypes.YAML);
         }
         return contentType;

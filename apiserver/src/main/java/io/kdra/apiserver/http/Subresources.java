@@ -118,7 +118,7 @@ final class Subresources {
 
     /** The scale patch in its content type; a Scale has no lists, so a strategic merge patch merges. */
     private static UnaryOperator<ObjectNode> patched(Call call, List<String> warnings) {
-        String contentType = PatchEndpoint.mediaType(call.request().getHeader("Content-Type"));
+        String contentType = MediaTypes.mediaType(call.request().getHeader("Content-Type"));
         if (contentType.equals(PatchEndpoint.APPLY_PATCH)) {
             throw ApiException.unsupportedMediaType(contentType, String.join(", ", PatchEndpoint.JSON_PATCH,
                     PatchEndpoint.MERGE_PATCH, PatchEndpoint.STRATEGIC_MERGE_PATCH));

@@ -181,7 +181,7 @@ final class ResourceEndpoint {
             response.headers().add("Warning", "299 - " + io.kdra.apiserver.api.InvalidObject.quoteForHeader(warning));
         }
         ResourceType type = call.type();
-        if (call.info().version().equals(type.storageVersion())) {
+        if (type.isStoredIn(call.info().version())) {
             Responses.bytes(response, code, storageJson.get());
         } else {
             Responses.json(response, code, kinds.fromStorage(type, stored, call.info().version()));

@@ -14,8 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class EventConversion {
 
-    public static final String EVENTS_API_VERSION = "events.k8s.io/v1";
-    public static final String CORE_API_VERSION = "v1";
+    private static final String EVENTS_API_VERSION = "events.k8s.io/v1";
+    private static final String CORE_API_VERSION = "v1";
 
     private static final Map<String, String> CORE_NAMES = Map.of(
             "regarding", "involvedObject",

@@ -20,28 +20,31 @@ public final class BuiltinResources {
         types.add(core("Namespace", "namespaces", false, List.of("ns"), Set.of("status", "finalize"), StatusOnCreate.RESET));
         types.add(core("Node", "nodes", false, List.of("no"), Set.of("status"), StatusOnCreate.KEEP));
         types.add(new ResourceType("", List.of("v1"), "v1", "Pod", "pods", true, List.of("po"), List.of("all"),
-                Set.of("status", "binding", "eviction"), StatusOnCreate.RESET));
-        types.add(core("Event", "events", true, List.of("ev"), Set.of(), StatusOnCreate.KEEP));
+                Set.of("status", "binding", "eviction"), StatusOnCreate.RESET, null));
+        ResourceType coreEvents = core("Event", "events", true, List.of("ev"), Set.of(), StatusOnCreate.KEEP);
+        types.add(coreEvents);
         types.add(core("ServiceAccount", "serviceaccounts", true, List.of("sa"), Set.of(), StatusOnCreate.KEEP));
         types.add(core("ConfigMap", "configmaps", true, List.of("cm"), Set.of(), StatusOnCreate.KEEP));
         types.add(core("Secret", "secrets", true, List.of(), Set.of(), StatusOnCreate.KEEP));
         types.add(core("ResourceQuota", "resourcequotas", true, List.of("quota"), Set.of("status"), StatusOnCreate.RESET));
         types.add(new ResourceType("apps", List.of("v1"), "v1", "DaemonSet", "daemonsets", true, List.of("ds"),
-                List.of("all"), Set.of("status"), StatusOnCreate.RESET));
+                List.of("all"), Set.of("status"), StatusOnCreate.RESET, null));
         types.add(new ResourceType("apps", List.of("v1"), "v1", "ReplicaSet", "replicasets", true, List.of("rs"),
-                List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET));
+                List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET, null));
         types.add(simple("coordination.k8s.io", "Lease", "leases", true));
-        types.add(simple("events.k8s.io", "Event", "events", true));
+        // one resource in two shapes, as in kube-apiserver: an event written through either group is read through both
+        types.add(new ResourceType("events.k8s.io", List.of("v1"), "v1", "Event", "events", true, List.of("ev"),
+                List.of(), Set.of(), StatusOnCreate.KEEP, coreEvents));
         types.add(simple("rbac.authorization.k8s.io", "Role", "roles", true));
         types.add(simple("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", true));
         types.add(simple("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false));
         types.add(simple("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false));
         types.add(new ResourceType("admissionregistration.k8s.io", List.of("v1"), "v1", "ValidatingAdmissionPolicy",
                 "validatingadmissionpolicies", false, List.of(), List.of("api-extensions"), Set.of("status"),
-                StatusOnCreate.RESET));
+                StatusOnCreate.RESET, null));
         types.add(new ResourceType("admissionregistration.k8s.io", List.of("v1"), "v1",
                 "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false, List.of(),
-                List.of("api-extensions"), Set.of(), StatusOnCreate.KEEP));
+                List.of("api-extensions"), Set.of(), StatusOnCreate.KEEP, null));
         types.add(dra("DeviceClass", "deviceclasses", false, Set.of()));
         types.add(dra("ResourceClaim", "resourceclaims", true, Set.of("status")));
         types.add(dra("ResourceClaimTemplate", "resourceclaimtemplates", true, Set.of()));
@@ -53,12 +56,12 @@ public final class BuiltinResources {
     private static ResourceType core(String kind, String plural, boolean namespaced, List<String> shortNames,
             Set<String> subresources, StatusOnCreate statusOnCreate) {
         return new ResourceType("", List.of("v1"), "v1", kind, plural, namespaced, shortNames, List.of(), subresources,
-                statusOnCreate);
+                statusOnCreate, null);
     }
 
     private static ResourceType simple(String group, String kind, String plural, boolean namespaced) {
         return new ResourceType(group, List.of("v1"), "v1", kind, plural, namespaced, List.of(), List.of(), Set.of(),
-                StatusOnCreate.KEEP);
+                StatusOnCreate.KEEP, null);
     }
 
     private static ResourceType dra(String kind, String plural, boolean namespaced, Set<String> subresources) {
@@ -66,6 +69,6 @@ public final class BuiltinResources {
         Collections.reverse(preferredFirst);
         return new ResourceType(RESOURCE_GROUP, preferredFirst, ResourceKinds.storageVersion(kind), kind, plural,
                 namespaced, List.of(), List.of(), subresources,
-                subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP);
+                subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP, null);
     }
 }

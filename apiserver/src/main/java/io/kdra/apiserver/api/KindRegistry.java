@@ -1,5 +1,6 @@
 package io.kdra.apiserver.api;
 
+import io.kdra.apiserver.conversion.EventConversion;
 import io.kdra.apiserver.conversion.VersionConverter;
 import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.ArrayList;
@@ -17,6 +18,12 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class KindRegistry {
 
+    /** How a resource that serves another's stored objects converts to and from the owner's storage version. */
+    private record OwnerConversion(UnaryOperator<ObjectNode> toOwner, UnaryOperator<ObjectNode> fromOwner) {}
+
+    private static final Map<String, OwnerConversion> OWNER_CONVERSIONS = Map.of(
+            key("events.k8s.io", "Event"), new OwnerConversion(EventConversion::toCore, EventConversion::fromCore));
+
     private final List<ResourceType> types;
     private final Map<String, List<ObjectValidator>> validators;
     private final Map<String, VersionConverter> converters;
@@ -33,6 +40,10 @@ public final class KindRegistry {
             if (type.versions().size() > 1 && !converters.containsKey(key(type.group(), type.kind()))) {
                 throw new IllegalStateException(type.groupKind() + " is served in " + type.versions()
                         + " but has no version converter");
+            }
+            if (!type.ownsStorage() && !OWNER_CONVERSIONS.containsKey(key(type.group(), type.kind()))) {
+                throw new IllegalStateException(type.groupKind() + " serves the objects of "
+                        + type.storageOwner().groupKind() + " but has no conversion to them");
             }
         }
     }
@@ -72,21 +83,29 @@ public final class KindRegistry {
      * Decodes a written object as kube-apiserver does: defaults in the version it was sent in, then conversion.
      *
      * @param version the version of {@code object}
-     * @return the defaulted object in the storage version; the input is not modified
+     * @return the defaulted object in the storage version (the storage owner's, if the type has one); the input is
+     *     not modified
      */
     public ObjectNode toStorage(ResourceType type, ObjectNode object, String version) {
         UnaryOperator<ObjectNode> defaulter = defaulters.get(key(type.group(), type.kind()));
         ObjectNode defaulted = defaulter == null ? object : defaulter.apply(object);
+        ObjectNode converted;
         try {
-            return convert(type, defaulted, version, type.storageVersion());
+            converted = convert(type, defaulted, version, type.storageVersion());
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage());
         }
+        return type.ownsStorage() ? converted : ownerConversion(type).toOwner().apply(converted);
     }
 
     /** @return the stored object in the requested version; the input is not modified */
     public ObjectNode fromStorage(ResourceType type, ObjectNode stored, String version) {
-        return convert(type, stored, type.storageVersion(), version);
+        ObjectNode own = type.ownsStorage() ? stored : ownerConversion(type).fromOwner().apply(stored);
+        return convert(type, own, type.storageVersion(), version);
+    }
+
+    private static OwnerConversion ownerConversion(ResourceType type) {
+        return OWNER_CONVERSIONS.get(key(type.group(), type.kind()));
     }
 
     private ObjectNode convert(ResourceType type, ObjectNode object, String from, String to) {

@@ -6,17 +6,21 @@ import java.util.Set;
 /**
  * One served resource: where it lives in the URL space, what its objects are called and which versions and
  * subresources it has. Objects are stored in {@link #storageVersion()}; the other {@link #versions()} are served by
- * conversion.
+ * conversion. A resource may instead serve the objects another one stores, as kube-apiserver serves events.k8s.io
+ * Events from the core Events' storage: then every version is served by conversion to and from the owner's storage
+ * version.
  *
  * @param group API group, empty for the core group
  * @param versions served versions, preferred first
- * @param storageVersion the version objects are kept in
+ * @param storageVersion the version objects are kept in; with a storage owner, the version converted to and from
+ *     the owner's
  * @param kind the object kind, e.g. {@code ResourceClaim}
  * @param plural the URL name, e.g. {@code resourceclaims}
  * @param namespaced whether objects live in a namespace
  * @param shortNames kubectl short names, e.g. {@code po}
  * @param subresources e.g. {@code status}, {@code scale}, {@code binding}, {@code eviction}
  * @param statusOnCreate what happens to {@code status} in a create request
+ * @param storageOwner the resource whose stored objects this one serves, or null when it stores its own
  */
 public record ResourceType(
         String group,
@@ -28,7 +32,8 @@ public record ResourceType(
         List<String> shortNames,
         List<String> categories,
         Set<String> subresources,
-        StatusOnCreate statusOnCreate) {
+        StatusOnCreate statusOnCreate,
+        ResourceType storageOwner) {
 
     private static final List<String> VERBS =
             List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
@@ -89,9 +94,22 @@ public record ResourceType(
         return group.isEmpty() ? kind : kind + "." + group;
     }
 
-    /** @return the key the store files this resource under, independent of the version */
+    /** @return the key the store files this resource under, independent of the version; the owner's if it has one */
     public String storageKey() {
-        return group + "/" + plural;
+        return storageOwner == null ? group + "/" + plural : storageOwner.storageKey();
+    }
+
+    /** @return whether this resource keeps its objects itself rather than serving another resource's */
+    public boolean ownsStorage() {
+        return storageOwner == null;
+    }
+
+    /**
+     * @return whether objects served in this version are the stored objects as they are (so their stored JSON can
+     *     be sent); never for a resource that serves another's objects
+     */
+    public boolean isStoredIn(String version) {
+        return storageOwner == null && storageVersion.equals(version);
     }
 
     public boolean serves(String version) {

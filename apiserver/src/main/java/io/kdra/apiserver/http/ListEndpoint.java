@@ -79,11 +79,12 @@ final class ListEndpoint {
             Responses.json(response, 200, tables.table(table, type, version, page.items(), listMetadata(page)));
             return;
         }
-        boolean storageVersion = version.equals(type.storageVersion());
+        boolean stored = type.isStoredIn(version);
+        String apiVersion = type.apiVersion(version);
         List<byte[]> items = new ArrayList<>(page.entries().size());
         for (StoredObject entry : page.entries()) {
-            items.add(storageVersion ? entry.json()
-                    : entry.json(version, object -> kinds.fromStorage(type, object, version)));
+            items.add(stored ? entry.json()
+                    : entry.json(apiVersion, object -> kinds.fromStorage(type, object, version)));
         }
         ObjectNode head = Json.object();
         head.put("kind", type.listKind());

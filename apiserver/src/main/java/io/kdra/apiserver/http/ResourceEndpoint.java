@@ -179,7 +179,7 @@ final class ResourceEndpoint {
         HttpServerResponse response = call.request().response();
         Responses.warn(response, warnings);
         ResourceType type = call.type();
-        if (call.info().version().equals(type.storageVersion())) {
+        if (type.isStoredIn(call.info().version())) {
             Responses.bytes(response, code, storageJson.get());
         } else {
             Responses.json(response, code, kinds.fromStorage(type, stored, call.info().version()));

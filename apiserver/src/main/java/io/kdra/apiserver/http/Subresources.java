@@ -27,7 +27,7 @@ final class Subresources {
 
     /** The autoscaling/v1 Scale, named in the errors of a scale request. */
     private static final ResourceType SCALE = new ResourceType("autoscaling", List.of("v1"), "v1", "Scale", "scale",
-            true, List.of(), List.of(), Set.of(), ResourceType.StatusOnCreate.KEEP);
+            true, List.of(), List.of(), Set.of(), ResourceType.StatusOnCreate.KEEP, null);
 
     private final Registry registry;
     private final Clock clock;

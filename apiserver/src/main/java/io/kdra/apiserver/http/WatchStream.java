@@ -212,7 +212,7 @@ final class WatchStream implements WatchSubscriber {
     private byte[] json(StoredObject stored) {
         ResourceType type = request.type();
         String version = request.version();
-        return version.equals(type.storageVersion()) ? stored.json()
-                : stored.json(version, object -> kinds.fromStorage(type, object, version));
+        return type.isStoredIn(version) ? stored.json()
+                : stored.json(type.apiVersion(version), object -> kinds.fromStorage(type, object, version));
     }
 }

@@ -26,7 +26,8 @@ public final class ControllerManager implements AutoCloseable {
     public ControllerManager(Registry registry) {
         List<ResourceType> types = registry.kinds().types();
         Map<String, ResourceType> byKey = new HashMap<>();
-        types.forEach(t -> byKey.put(t.storageKey(), t));
+        // a stored object is handled as its owner's, once, whichever resources serve it
+        types.stream().filter(ResourceType::ownsStorage).forEach(t -> byKey.put(t.storageKey(), t));
         SystemWriter writer = new SystemWriter(registry);
         this.controllers = List.of(new GarbageCollector(writer, byKey::get), new NamespaceController(writer, types),
                 new QuotaStatusController(writer, registry.store(), types));

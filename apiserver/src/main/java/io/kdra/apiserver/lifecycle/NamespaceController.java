@@ -29,7 +29,7 @@ final class NamespaceController implements Controller {
 
     NamespaceController(SystemWriter writer, List<ResourceType> types) {
         this.writer = writer;
-        this.namespacedTypes = types.stream().filter(ResourceType::namespaced).toList();
+        this.namespacedTypes = types.stream().filter(t -> t.namespaced() && t.ownsStorage()).toList();
         this.namespaceType = types.stream().filter(t -> t.storageKey().equals(NAMESPACES)).findFirst().orElseThrow();
     }
 

@@ -34,6 +34,10 @@ public final class Printers {
 
     /** @return the columns of the kind, in order; cells are computed from objects in the storage version */
     public static List<Column> forKind(ResourceType type) {
+        if (!type.ownsStorage()) {
+            // the cells read stored objects, which are the owner's: events.k8s.io Events print as core Events do
+            return forKind(type.storageOwner());
+        }
         String kind = type.kind();
         if (type.group().isEmpty()) {
             switch (kind) {

@@ -8,7 +8,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A parsed field selector ({@code ?fieldSelector=spec.nodeName=node-1,status.phase!=Failed}); only the fields the
- * resource declares selectable are accepted, as in kube-apiserver.
+ * resource declares selectable are accepted, as in kube-apiserver. Terms hold the fields of the stored objects, which
+ * a resource serving another's objects may name differently (events.k8s.io {@code regarding.name} selects core
+ * {@code involvedObject.name}).
  */
 public final class FieldSelector {
 
@@ -57,10 +59,11 @@ public final class FieldSelector {
                 continue;
             }
             Term term = term(part);
-            if (!SelectableFields.supports(type, term.field)) {
+            String storedField = SelectableFields.storedField(type, term.field);
+            if (storedField == null) {
                 throw ApiException.badRequest(SelectableFields.unsupportedMessage(type, term.field));
             }
-            terms.add(term);
+            terms.add(new Term(storedField, term.equal, term.value));
         }
         return new FieldSelector(terms);
     }

@@ -24,17 +24,41 @@ public final class SelectableFields {
             "resource.k8s.io/resourceslices", List.of("spec.driver", "spec.nodeName", "spec.pool.name"),
             "apps/replicasets", List.of("status.replicas"));
 
+    /**
+     * Per resource that names fields otherwise than the objects it serves are stored: its labels and the stored
+     * fields they select. events.k8s.io Events are selected by their own names, never the core ones (upstream
+     * {@code pkg/apis/events/v1} field label conversion), on the core Events they are stored as.
+     */
+    private static final Map<String, Map<String, String>> LABEL_CONVERSIONS = Map.of(
+            "events.events.k8s.io", Map.ofEntries(
+                    Map.entry("regarding.kind", "involvedObject.kind"),
+                    Map.entry("regarding.namespace", "involvedObject.namespace"),
+                    Map.entry("regarding.name", "involvedObject.name"),
+                    Map.entry("regarding.uid", "involvedObject.uid"),
+                    Map.entry("regarding.apiVersion", "involvedObject.apiVersion"),
+                    Map.entry("regarding.resourceVersion", "involvedObject.resourceVersion"),
+                    Map.entry("regarding.fieldPath", "involvedObject.fieldPath"),
+                    Map.entry("reportingController", "reportingComponent"),
+                    Map.entry("reason", "reason"),
+                    Map.entry("source", "source"),
+                    Map.entry("type", "type")));
+
     private SelectableFields() {}
 
-    static boolean supports(ResourceType type, String field) {
-        if (field.equals("metadata.name") || field.equals("metadata.namespace")) {
-            return true;
+    /** @return the field of the stored objects the label selects, or null when the resource does not support it */
+    static String storedField(ResourceType type, String label) {
+        if (label.equals("metadata.name") || label.equals("metadata.namespace")) {
+            return label;
         }
-        return BY_RESOURCE.getOrDefault(type.storageKey(), List.of()).contains(field);
+        Map<String, String> conversion = LABEL_CONVERSIONS.get(type.groupResource());
+        if (conversion != null) {
+            return conversion.get(label);
+        }
+        return BY_RESOURCE.getOrDefault(type.storageKey(), List.of()).contains(label) ? label : null;
     }
 
     static String unsupportedMessage(ResourceType type, String field) {
-        if (type.group().isEmpty()) {
+        if (type.group().isEmpty() || LABEL_CONVERSIONS.containsKey(type.groupResource())) {
             return "field label not supported: " + field;
         }
         if (BY_RESOURCE.containsKey(type.storageKey())) {
@@ -45,6 +69,7 @@ public final class SelectableFields {
     }
 
     /**
+     * @param field a field of the stored objects, as {@link #storedField} gives it
      * @return the field's value as a selector compares it: absent fields are empty, booleans "true"/"false"; an
      *     event's {@code source} is its source component, or else its reporting component, as kube-apiserver has it
      */

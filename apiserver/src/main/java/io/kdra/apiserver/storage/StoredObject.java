@@ -11,14 +11,15 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * A committed object state and its JSON in the storage version. The bytes are made on first use and then shared by
  * every list, get and watcher that serves this state, so an object version is serialised once rather than once per
- * reader; likewise its JSON in each other API version that is read, at most one array per served version. Safe
- * because stored objects are never changed after commit and conversion depends on nothing else.
+ * reader; likewise its JSON in each other API version that is read, at most one array per served apiVersion (the
+ * group counts: events.k8s.io/v1 and core v1 Events are the same stored objects). Safe because stored objects are
+ * never changed after commit and conversion depends on nothing else.
  */
 public final class StoredObject {
 
     private final ObjectNode object;
     private volatile byte[] json;
-    /** By API version other than the storage version; made with the first such read. */
+    /** By apiVersion other than the stored one, e.g. {@code events.k8s.io/v1}; made with the first such read. */
     private volatile Map<String, byte[]> converted;
 
     StoredObject(ObjectNode object) {
@@ -30,11 +31,11 @@ public final class StoredObject {
     }
 
     /**
-     * @param version an API version other than the storage version
-     * @param conversion turns this object into that version; called once per version, whoever asks
+     * @param apiVersion group and version other than the stored object's, e.g. {@code resource.k8s.io/v1beta1}
+     * @param conversion turns this object into that version; called once per apiVersion, whoever asks
      * @return the converted object's JSON; callers must not modify the array
      */
-    public byte[] json(String version, UnaryOperator<ObjectNode> conversion) {
+    public byte[] json(String apiVersion, UnaryOperator<ObjectNode> conversion) {
         Map<String, byte[]> byVersion = converted;
         if (byVersion == null) {
             synchronized (this) {
@@ -44,7 +45,7 @@ public final class StoredObject {
                 byVersion = converted;
             }
         }
-        return byVersion.computeIfAbsent(version, v -> Json.bytes(conversion.apply(object)));
+        return byVersion.computeIfAbsent(apiVersion, v -> Json.bytes(conversion.apply(object)));
     }
 
     /** @return the objects of the entries, in order */

@@ -193,7 +193,7 @@ final class Subresources {
         }
         String name = call.info().name();
         WriteContext context = call.writeContext(null);
-        registry.patch(call.type(), call.namespace(), name, pod -> {
+        registry.bind(call.type(), call.namespace(), name, pod -> {
             if (Meta.isDeleting(pod)) {
                 throw ApiException.conflictOn("pods/binding", name,
                         String.format("pod %s is being deleted, cannot be assigned to a host", name));
@@ -205,7 +205,7 @@ final class Subresources {
             }
             Json.ensureObject(pod, "spec").put("nodeName", node);
             return pod;
-        }, context, false, false, true);
+        }, context);
         registry.patch(call.type(), call.namespace(), name, pod -> {
             setScheduledCondition(pod);
             return pod;

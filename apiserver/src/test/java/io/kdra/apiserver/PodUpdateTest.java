@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -14,7 +18,9 @@ import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.kdra.apiserver.json.Json;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -159,6 +165,36 @@ class PodUpdateTest extends ServerTestBase {
     }
 
     @Test
+    void aGatedPodMayOnlyNarrowItsRequiredNodeAffinity() {
+        NodeSelectorRequirement zone = new NodeSelectorRequirementBuilder().withKey("zone").withOperator("In")
+                .withValues("z1").build();
+        NodeSelectorRequirement gpu = new NodeSelectorRequirementBuilder().withKey("gpu").withOperator("Exists")
+                .build();
+        PodResource pod = create(basicPod("p").editSpec().addNewSchedulingGate().withName("a").endSchedulingGate()
+                .withNewAffinity().withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .addNewNodeSelectorTerm().withMatchExpressions(zone).endNodeSelectorTerm()
+                .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec().build());
+
+        Pod narrowed = pod.edit(p -> withTerms(p, List.of(new NodeSelectorTermBuilder().withMatchExpressions(zone, gpu)
+                .build())));
+        assertThat(narrowed.getSpec().getAffinity().getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().get(0)
+                .getMatchExpressions()).hasSize(2);
+
+        String terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+        String invalid = "Pod \"p\" is invalid: " + terms;
+        assertThatThrownBy(() -> pod.edit(p -> withTerms(p, List.of(new NodeSelectorTermBuilder()
+                .withMatchExpressions(gpu).build())))).isInstanceOfSatisfying(KubernetesClientException.class,
+                        e -> assertThat(e.getStatus().getMessage()).startsWith(invalid + "[0]: ")
+                                .endsWith(": only additions are allowed (no mutations or deletions)"));
+        assertThatThrownBy(() -> pod.edit(p -> withTerms(p, List.of(new NodeSelectorTermBuilder()
+                .withMatchExpressions(zone, gpu).build(), new NodeSelectorTermBuilder().withMatchExpressions(gpu)
+                .build())))).isInstanceOfSatisfying(KubernetesClientException.class,
+                        e -> assertThat(e.getStatus().getMessage()).startsWith(invalid + ": ")
+                                .endsWith(": no additions/deletions to non-empty NodeSelectorTerms list are allowed"));
+    }
+
+    @Test
     void theNodeIsSetByBindingNotByAnUpdate() {
         String ns = fixture.namespace();
         PodResource pod = create(ns, basicPod("p").build());
@@ -200,7 +236,8 @@ class PodUpdateTest extends ServerTestBase {
         Pod guaranteed = create(ns, basicPod("guaranteed").editSpec().withContainers(container("c",
                 Map.of(), Map.of("cpu", "500m", "memory", "1Gi"))).endSpec().build()).get();
         Pod guaranteedWithInit = create(ns, basicPod("guaranteed-init").editSpec()
-                .withContainers(container("c", Map.of("cpu", "1", "memory", "1Gi"), Map.of("cpu", "1", "memory", "1Gi")))
+                .withContainers(container("c", Map.of("cpu", "1", "memory", "1Gi"),
+                        Map.of("cpu", "1", "memory", "1Gi")))
                 .withInitContainers(container("i", Map.of(), Map.of("cpu", "100m", "memory", "64Mi")))
                 .endSpec().build()).get();
         Pod requestsOnly = create(ns, basicPod("requests-only").editSpec().withContainers(container("c",
@@ -222,6 +259,12 @@ class PodUpdateTest extends ServerTestBase {
         assertThat(initWithout.getStatus().getQosClass()).isEqualTo("Burstable");
     }
 
+    private static Pod withTerms(Pod pod, List<NodeSelectorTerm> terms) {
+        return new PodBuilder(pod).editSpec().editAffinity().editNodeAffinity()
+                .editRequiredDuringSchedulingIgnoredDuringExecution().withNodeSelectorTerms(terms)
+                .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec().build();
+    }
+
     private static PodBuilder basicPod(String name) {
         return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().addNewContainer()
                 .withName("c").withImage("busybox").endContainer().endSpec();
@@ -237,7 +280,7 @@ class PodUpdateTest extends ServerTestBase {
     }
 
     private static Map<String, Quantity> quantities(Map<String, String> amounts) {
-        Map<String, Quantity> quantities = new java.util.TreeMap<>();
+        Map<String, Quantity> quantities = new TreeMap<>();
         amounts.forEach((resource, amount) -> quantities.put(resource, new Quantity(amount)));
         return quantities.isEmpty() ? null : quantities;
     }

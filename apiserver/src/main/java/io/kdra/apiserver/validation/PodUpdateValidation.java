@@ -214,8 +214,16 @@ public final class PodUpdateValidation implements ObjectValidator {
         }
     }
 
-    /** @return whether the term keeps the old term's expressions and fields, in order, and only appends to them */
+    /**
+     * @return whether the term keeps the old term's expressions and fields, in order, and only appends to them; an
+     *     empty term (which selects no node) stays empty
+     */
     private static boolean onlyAdditions(JsonNode term, JsonNode oldTerm) {
+        boolean oldEmpty = Json.isEmpty(oldTerm.get("matchExpressions")) && Json.isEmpty(oldTerm.get("matchFields"));
+        boolean empty = Json.isEmpty(term.get("matchExpressions")) && Json.isEmpty(term.get("matchFields"));
+        if (oldEmpty && !empty) {
+            return false;
+        }
         for (String list : List.of("matchExpressions", "matchFields")) {
             JsonNode items = term.path(list);
             JsonNode oldItems = oldTerm.path(list);

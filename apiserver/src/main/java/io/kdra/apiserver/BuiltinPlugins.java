@@ -13,6 +13,7 @@ import io.kdra.apiserver.registry.Registry.KindValidator;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.validation.ObjectValidator;
 import io.kdra.apiserver.validation.PodClaimValidation;
+import io.kdra.apiserver.validation.PodUpdateValidation;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -27,7 +28,8 @@ final class BuiltinPlugins {
 
     List<KindValidator> validators() {
         return List.of(
-                forKinds(type -> type.group().isEmpty() && type.kind().equals("Pod"), new PodClaimValidation()),
+                forKinds(BuiltinPlugins::isPod, new PodClaimValidation()),
+                forKinds(BuiltinPlugins::isPod, new PodUpdateValidation()),
                 forKinds(type -> isResourceKind(type, "ResourceClaim"),
                         new AdminAccessValidation(this::namespaceLabels, false)),
                 forKinds(type -> isResourceKind(type, "ResourceClaimTemplate"),
@@ -41,6 +43,10 @@ final class BuiltinPlugins {
     private Map<String, String> namespaceLabels(String namespace) {
         ObjectNode ns = namespace == null ? null : store.get("/namespaces", null, namespace);
         return ns == null ? Map.of() : Json.stringMap(ns, "metadata", "labels");
+    }
+
+    private static boolean isPod(ResourceType type) {
+        return type.group().isEmpty() && type.kind().equals("Pod");
     }
 
     private static boolean isResourceKind(ResourceType type, String kind) {

@@ -59,10 +59,10 @@ class PatchTest extends ServerTestBase {
                 .create();
         Pod patched = fixture.client.pods().inNamespace(ns).withName("p").patch(
                 PatchContext.of(PatchType.STRATEGIC_MERGE),
-                "{\"metadata\":{\"finalizers\":[\"b\"]},\"spec\":{\"containers\":[{\"name\":\"two\",\"image\":\"new\"},"
-                        + "{\"name\":\"one\",\"$patch\":\"delete\"}]}}");
+                "{\"metadata\":{\"finalizers\":[\"b\"]},"
+                        + "\"spec\":{\"containers\":[{\"name\":\"two\",\"image\":\"new\"}]}}");
         assertThat(patched.getSpec().getContainers()).extracting(c -> c.getName() + "=" + c.getImage())
-                .containsExactly("two=new");
+                .containsExactly("one=i1", "two=new");
         assertThat(patched.getMetadata().getFinalizers()).containsExactly("a", "b");
         fixture.client.pods().inNamespace(ns).withName("p").edit(p -> new PodBuilder(p).editMetadata()
                 .withFinalizers().endMetadata().build());

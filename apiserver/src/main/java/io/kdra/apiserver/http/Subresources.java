@@ -199,7 +199,7 @@ final class Subresources {
         }
         String name = call.info().name();
         WriteContext context = call.writeContext(null);
-        registry.patch(call.type(), call.namespace(), name, pod -> {
+        registry.bind(call.type(), call.namespace(), name, pod -> {
             if (Meta.isDeleting(pod)) {
                 throw ApiException.conflictOn("pods/binding", name,
                         String.format("pod %s is being deleted, cannot be assigned to a host", name));
@@ -211,7 +211,7 @@ final class Subresources {
             }
             Json.ensureObject(pod, "spec").put("nodeName", node);
             return pod;
-        }, context, false, false, true);
+        }, context);
         registry.patch(call.type(), call.namespace(), name, pod -> {
             setScheduledCondition(pod);
             return pod;

@@ -4,6 +4,7 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
@@ -32,15 +33,10 @@ final class KindDefaults {
     }
 
     static void applyOnCreate(ResourceType type, ObjectNode object) {
-        if (type.group().isEmpty() && type.kind().equals("Pod")) {
-            ObjectNode spec = Json.ensureObject(object, "spec");
-            putIfAbsent(spec, "restartPolicy", "Always");
-            putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
-            putIfAbsent(spec, "schedulerName", "default-scheduler");
-            if (!spec.has("terminationGracePeriodSeconds")) {
-                spec.put("terminationGracePeriodSeconds", 30);
-            }
-            Json.ensureObject(object, "status").put("phase", "Pending");
+        if (isPod(type)) {
+            ObjectNode status = Json.ensureObject(object, "status");
+            status.put("phase", "Pending");
+            status.put("qosClass", PodQos.of(object));
         } else if (type.group().isEmpty() && type.kind().equals("Namespace")) {
             ObjectNode spec = Json.ensureObject(object, "spec");
             if (!spec.has("finalizers")) {
@@ -51,12 +47,16 @@ final class KindDefaults {
     }
 
     /**
-     * What decoding a written object does in kube-apiserver, on create and on every update and patch: a Secret's
+     * What decoding a written object does in kube-apiserver, on create and on every update and patch: a pod's spec
+     * gets its defaults ({@link #defaultPodSpec}), so that an update is compared with the stored pod as defaulted; a
+     * Secret's
      * {@code stringData} is merged into {@code data} (base64-encoded; it wins over a {@code data} entry of the same
      * key) and dropped, and its {@code type} defaults to {@code Opaque}.
      */
     static void applyOnWrite(ResourceType type, ObjectNode object) {
-        if (type.group().isEmpty() && type.kind().equals("Secret")) {
+        if (isPod(type)) {
+            defaultPodSpec(Json.ensureObject(object, "spec"));
+        } else if (type.group().isEmpty() && type.kind().equals("Secret")) {
             JsonNode stringData = object.remove("stringData");
             if (stringData != null && stringData.isObject() && !stringData.isEmpty()) {
                 ObjectNode data = object.get("data") instanceof ObjectNode existing ? existing
@@ -80,6 +80,36 @@ final class KindDefaults {
         if (type.group().isEmpty() && type.kind().equals("Namespace") && Meta.name(object) != null) {
             Json.ensureObject(object, "metadata", "labels").put(NAMESPACE_NAME_LABEL, Meta.name(object));
         }
+    }
+
+    /**
+     * The pod spec defaults clients rely on: restart and DNS policy, scheduler, termination grace period, and each
+     * container's resource requests defaulting to its limits.
+     */
+    private static void defaultPodSpec(ObjectNode spec) {
+        putIfAbsent(spec, "restartPolicy", "Always");
+        putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
+        putIfAbsent(spec, "schedulerName", "default-scheduler");
+        if (!spec.hasNonNull("terminationGracePeriodSeconds")) {
+            spec.put("terminationGracePeriodSeconds", 30);
+        }
+        for (String list : List.of("containers", "initContainers")) {
+            for (JsonNode container : spec.path(list)) {
+                if (container.path("resources").path("limits") instanceof ObjectNode limits
+                        && container.get("resources") instanceof ObjectNode resources) {
+                    ObjectNode requests = Json.ensureObject(resources, "requests");
+                    for (Map.Entry<String, JsonNode> limit : limits.properties()) {
+                        if (!requests.has(limit.getKey())) {
+                            requests.set(limit.getKey(), limit.getValue().deepCopy());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isPod(ResourceType type) {
+        return type.group().isEmpty() && type.kind().equals("Pod");
     }
 
     private static void putIfAbsent(ObjectNode node, String field, String value) {

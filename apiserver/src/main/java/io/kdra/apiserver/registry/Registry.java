@@ -121,7 +121,8 @@ public final class Registry {
             if (current == null) {
                 throw ApiException.notFound(type, name);
             }
-            return replace(type, current, object, context, statusSubresource, true);
+            return replace(type, current, object, context, statusSubresource ? Target.STATUS : Target.RESOURCE,
+                    true);
         });
     }
 
@@ -147,7 +148,23 @@ public final class Registry {
             }
             ObjectNode proposed = patch.apply(current.deepCopy());
             checkIdentity(type, namespace, name, proposed);
-            return replace(type, current, proposed, context, statusSubresource, tracksFields);
+            return replace(type, current, proposed, context, statusSubresource ? Target.STATUS : Target.RESOURCE,
+                    tracksFields);
+        });
+    }
+
+    /**
+     * Writes a pod's node as {@code pods/binding} does ({@code bind} sets spec.nodeName on the current pod). No
+     * validator runs: kube-apiserver's binding storage writes the pod directly, and an update of a pod may not
+     * change its node.
+     */
+    public ObjectNode bind(ResourceType type, String namespace, String name, UnaryOperator<ObjectNode> bind,
+            WriteContext context) {
+        return store.write(type.storageKey(), storageNamespace(type, namespace), name, context.dryRun(), current -> {
+            if (current == null) {
+                throw ApiException.notFound(type, name);
+            }
+            return replace(type, current, bind.apply(current.deepCopy()), context, Target.BINDING, true);
         });
     }
 
@@ -198,8 +215,8 @@ public final class Registry {
         if (type.statusOnCreate() == ResourceType.StatusOnCreate.RESET) {
             prepared.remove("status");
         }
-        KindDefaults.applyOnCreate(type, prepared);
         KindDefaults.applyOnWrite(type, prepared);
+        KindDefaults.applyOnCreate(type, prepared);
         return prepared;
     }
 
@@ -218,8 +235,12 @@ public final class Registry {
         return object;
     }
 
+    /** Which path a write to an existing object takes: what it may change and which validation runs. */
+    private enum Target { RESOURCE, STATUS, BINDING }
+
     private Change replace(ResourceType type, ObjectNode current, ObjectNode proposed, WriteContext context,
-            boolean statusSubresource, boolean tracksFields) {
+            Target target, boolean tracksFields) {
+        boolean statusSubresource = target == Target.STATUS;
         String proposedVersion = Meta.resourceVersion(proposed);
         if (proposedVersion != null && !proposedVersion.isEmpty()
                 && !proposedVersion.equals(Meta.resourceVersion(current))) {
@@ -236,7 +257,9 @@ public final class Registry {
             KindDefaults.applyOnWrite(type, next);
         }
         KindDefaults.labelNamespace(type, next);
-        validate(type, next, current, statusSubresource);
+        if (target != Target.BINDING) {
+            validate(type, next, current, statusSubresource);
+        }
         admit(new AdmissionRequest(Operation.UPDATE, type, statusSubresource ? "status" : "", Meta.namespace(current),
                 Meta.name(current), next, current, context.user(), context.dryRun()));
         if (!statusSubresource && deletion.finalizedDuringUpdate(current, next)) {

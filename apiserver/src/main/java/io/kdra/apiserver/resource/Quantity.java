@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * A Kubernetes {@code resource.Quantity} read as an exact decimal. Keeps the text it was parsed from, which is what
  * messages show (upstream shows the canonical form, which is the same for canonical input such as "10Gi").
  */
-record Quantity(String text, BigDecimal value) implements Comparable<Quantity> {
+public record Quantity(String text, BigDecimal value) implements Comparable<Quantity> {
 
     /** The regular expression upstream names in its parse error. */
     static final String FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
@@ -36,7 +36,7 @@ record Quantity(String text, BigDecimal value) implements Comparable<Quantity> {
     private static final Pattern EXPONENT_FORMAT = Pattern.compile("[0-9.][eE][+-]?[0-9]+$");
 
     /** @return the quantity, or empty when the text is not a quantity */
-    static Optional<Quantity> parse(String text) {
+    public static Optional<Quantity> parse(String text) {
         Matcher matcher = SYNTAX.matcher(text);
         if (!matcher.matches()) {
             return Optional.empty();
@@ -58,7 +58,7 @@ record Quantity(String text, BigDecimal value) implements Comparable<Quantity> {
     }
 
     /** The sum, spelled in this quantity's format (binary, decimal SI or exponent) as Go's canonical form. */
-    Quantity plus(Quantity other) {
+    public Quantity plus(Quantity other) {
         BigDecimal sum = value.add(other.value);
         return new Quantity(canonical(sum), sum);
     }

@@ -105,6 +105,39 @@ class PodUpdateTest extends ServerTestBase {
         assertThat(stored.getSpec().getContainers().get(0).getImage()).isEqualTo("busybox:2");
         assertThat(stored.getSpec().getRestartPolicy()).isEqualTo("Always");
         assertThat(stored.getSpec().getTerminationGracePeriodSeconds()).isEqualTo(30L);
+
+        HttpResponse<String> same = fixture.send("PUT", podPath(ns, "p"), JSON, """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                 "spec":{"containers":[{"name":"c","image":"busybox:2"}]}}""");
+        assertThat(parse(same).at("/metadata/resourceVersion").asString())
+                .isEqualTo(stored.getMetadata().getResourceVersion());
+        assertThat(parse(same).at("/metadata/generation").asLong()).isEqualTo(stored.getMetadata().getGeneration());
+    }
+
+    @Test
+    void aNullContainerIsAnInvalidUpdateNotAServerError() {
+        String ns = fixture.namespace();
+        create(ns, basicPod("p").build());
+
+        HttpResponse<String> response = fixture.send("PUT", podPath(ns, "p"), JSON, """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[null]}}""");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
+    }
+
+    @Test
+    void aGatedPodCannotBeBound() {
+        String ns = fixture.namespace();
+        create(ns, basicPod("gated").editSpec().addNewSchedulingGate("example.com/wait").endSpec().build());
+
+        HttpResponse<String> bound = fixture.send("POST", podPath(ns, "gated") + "/binding", JSON,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"gated\"},"
+                        + "\"target\":{\"kind\":\"Node\",\"name\":\"node-1\"}}");
+
+        assertThat(bound.statusCode()).isEqualTo(409);
+        assertThat(parse(bound).path("message").asString())
+                .isEqualTo("Operation cannot be fulfilled on pods/binding \"gated\": pod gated has non-empty "
+                        + ".spec.schedulingGates");
     }
 
     @Test
@@ -227,6 +260,13 @@ class PodUpdateTest extends ServerTestBase {
                 "application/merge-patch+json", "{\"status\":{\"phase\":\"Succeeded\"}}");
         assertThat(patched.statusCode()).isEqualTo(200);
         assertThat(pod.get().getStatus().getPhase()).isEqualTo("Succeeded");
+
+        HttpResponse<String> replaced = fixture.send("PUT", podPath(ns, "p") + "/status", JSON,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+                        + "\"status\":{\"phase\":\"Failed\"}}");
+        assertThat(replaced.statusCode()).isEqualTo(200);
+        assertThat(pod.get().getStatus().getQosClass()).as("kept when a status write leaves it out")
+                .isEqualTo("BestEffort");
     }
 
     @Test
@@ -257,6 +297,12 @@ class PodUpdateTest extends ServerTestBase {
         assertThat(requestsOnly.getStatus().getQosClass()).isEqualTo("Burstable");
         assertThat(unequal.getStatus().getQosClass()).isEqualTo("Burstable");
         assertThat(initWithout.getStatus().getQosClass()).isEqualTo("Burstable");
+
+        Pod huge = create(ns, basicPod("huge").editSpec().withContainers(
+                container("a", Map.of("cpu", "1e999999999"), Map.of()),
+                container("b", Map.of("cpu", "1e-99999999"), Map.of())).endSpec().build()).get();
+        assertThat(huge.getStatus().getQosClass()).as("quantities bounded as Go bounds them, summed at once")
+                .isEqualTo("Burstable");
     }
 
     private static Pod withTerms(Pod pod, List<NodeSelectorTerm> terms) {

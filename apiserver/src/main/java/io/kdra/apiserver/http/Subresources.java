@@ -209,6 +209,10 @@ final class Subresources {
                 throw ApiException.conflictOn("pods/binding", name,
                         String.format("pod %s is already assigned to node \"%s\"", name, assigned));
             }
+            if (!Json.isEmpty(Json.at(pod, "spec", "schedulingGates"))) {
+                throw ApiException.conflictOn("pods/binding", name,
+                        String.format("pod %s has non-empty .spec.schedulingGates", name));
+            }
             Json.ensureObject(pod, "spec").put("nodeName", node);
             return pod;
         }, context);

@@ -49,9 +49,8 @@ final class KindDefaults {
     /**
      * What decoding a written object does in kube-apiserver, on create and on every update and patch: a pod's spec
      * gets its defaults ({@link #defaultPodSpec}), so that an update is compared with the stored pod as defaulted; a
-     * Secret's
-     * {@code stringData} is merged into {@code data} (base64-encoded; it wins over a {@code data} entry of the same
-     * key) and dropped, and its {@code type} defaults to {@code Opaque}.
+     * Secret's {@code stringData} is merged into {@code data} (base64-encoded; it wins over a {@code data} entry of
+     * the same key) and dropped, and its {@code type} defaults to {@code Opaque}.
      */
     static void applyOnWrite(ResourceType type, ObjectNode object) {
         if (isPod(type)) {
@@ -68,6 +67,19 @@ final class KindDefaults {
             }
             if (Json.isEmpty(object.get("type"))) {
                 object.put("type", "Opaque");
+            }
+        }
+    }
+
+    /**
+     * What a status write keeps of the old status, as the pod status strategy does: a status without
+     * {@code qosClass} keeps the pod's (a kubelet writes status without it).
+     */
+    static void applyOnStatusWrite(ResourceType type, ObjectNode next, ObjectNode current) {
+        if (isPod(type) && Json.isEmpty(Json.at(next, "status", "qosClass"))) {
+            JsonNode qosClass = Json.at(current, "status", "qosClass");
+            if (qosClass.isString()) {
+                Json.ensureObject(next, "status").set("qosClass", qosClass);
             }
         }
     }
@@ -95,7 +107,7 @@ final class KindDefaults {
         }
         for (String list : List.of("containers", "initContainers")) {
             for (JsonNode container : spec.path(list)) {
-                if (container.path("resources").path("limits") instanceof ObjectNode limits
+                if (container.path("resources").path("limits") instanceof ObjectNode limits && !limits.isEmpty()
                         && container.get("resources") instanceof ObjectNode resources) {
                     ObjectNode requests = Json.ensureObject(resources, "requests");
                     for (Map.Entry<String, JsonNode> limit : limits.properties()) {

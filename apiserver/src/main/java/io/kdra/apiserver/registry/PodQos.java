@@ -1,7 +1,8 @@
 package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.resource.Quantity;
+import java.math.BigDecimal;
+import io.kdra.apiserver.api.Quantity;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A pod's quality-of-service class, as kube-apiserver sets {@code status.qosClass} on create: from the pod-level
- * resources when the pod has them, else from its containers and init containers together. Only cpu and memory count,
+ * resources when the pod has {@code spec.resources} (even empty), else from its containers and init containers
+ * together. Only cpu and memory count,
  * and only positive amounts. No requests or limits at all is {@code BestEffort}; cpu and memory limits on every
  * container (pod), with the summed requests equal to the summed limits, is {@code Guaranteed}; anything else is
  * {@code Burstable}.
@@ -23,11 +25,11 @@ final class PodQos {
     private PodQos() {}
 
     static String of(ObjectNode pod) {
-        Map<String, Quantity> requests = new HashMap<>();
-        Map<String, Quantity> limits = new HashMap<>();
+        Map<String, BigDecimal> requests = new HashMap<>();
+        Map<String, BigDecimal> limits = new HashMap<>();
         boolean guaranteed = true;
         JsonNode podResources = Json.at(pod, "spec", "resources");
-        if (!Json.isEmpty(podResources.path("requests")) || !Json.isEmpty(podResources.path("limits"))) {
+        if (podResources.isObject()) {
             add(requests, podResources.path("requests"));
             JsonNode podLimits = podResources.path("limits");
             if (!Json.isEmpty(podLimits) && add(limits, podLimits) < QOS_RESOURCES.size()) {
@@ -46,8 +48,8 @@ final class PodQos {
         if (requests.isEmpty() && limits.isEmpty()) {
             return "BestEffort";
         }
-        for (Map.Entry<String, Quantity> request : requests.entrySet()) {
-            Quantity limit = limits.get(request.getKey());
+        for (Map.Entry<String, BigDecimal> request : requests.entrySet()) {
+            BigDecimal limit = limits.get(request.getKey());
             if (limit == null || limit.compareTo(request.getValue()) != 0) {
                 guaranteed = false;
             }
@@ -60,14 +62,14 @@ final class PodQos {
      *
      * @return how many of the two were positive
      */
-    private static int add(Map<String, Quantity> totals, JsonNode list) {
+    private static int add(Map<String, BigDecimal> totals, JsonNode list) {
         int found = 0;
         for (String name : QOS_RESOURCES) {
             JsonNode value = list.path(name);
             Optional<Quantity> quantity = value.isString() ? Quantity.parse(value.stringValue())
                     : value.isNumber() ? Quantity.parse(value.asString()) : Optional.empty();
             if (quantity.isPresent() && quantity.get().value().signum() > 0) {
-                totals.merge(name, quantity.get(), Quantity::plus);
+                totals.merge(name, quantity.get().value(), BigDecimal::add);
                 found++;
             }
         }

@@ -252,10 +252,8 @@ public final class Registry {
                     "Precondition failed: UID in precondition: %s, UID in object meta: %s", Meta.uid(current),
                     proposedUid));
         }
-        ObjectNode next = statusSubresource ? withStatus(current, proposed) : withoutStatusChange(type, current, proposed);
-        if (!statusSubresource) {
-            KindDefaults.applyOnWrite(type, next);
-        }
+        ObjectNode next = statusSubresource ? withStatus(type, current, proposed)
+                : withoutStatusChange(type, current, proposed);
         KindDefaults.labelNamespace(type, next);
         if (target != Target.BINDING) {
             validate(type, next, current, statusSubresource);
@@ -281,7 +279,7 @@ public final class Registry {
                 stored -> kinds.fromStorage(type, stored, version));
     }
 
-    private static ObjectNode withStatus(ObjectNode current, ObjectNode proposed) {
+    private static ObjectNode withStatus(ResourceType type, ObjectNode current, ObjectNode proposed) {
         ObjectNode next = current.deepCopy();
         JsonNode status = proposed.get("status");
         if (status == null || status.isNull()) {
@@ -289,6 +287,7 @@ public final class Registry {
         } else {
             next.set("status", status.deepCopy());
         }
+        KindDefaults.applyOnStatusWrite(type, next, current);
         return next;
     }
 
@@ -316,6 +315,8 @@ public final class Registry {
                 next.set("status", status.deepCopy());
             }
         }
+        // defaulted before the comparison, so that a body leaving the defaults out changes nothing
+        KindDefaults.applyOnWrite(type, next);
         if (KindDefaults.tracksGeneration(type) && specChanged(current, next)) {
             metadata.put("generation", Meta.generation(current) + 1);
         }

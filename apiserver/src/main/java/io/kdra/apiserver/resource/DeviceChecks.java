@@ -1,5 +1,6 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.apiserver.api.Quantity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;

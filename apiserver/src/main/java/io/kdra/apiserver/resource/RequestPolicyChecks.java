@@ -1,5 +1,6 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.apiserver.api.Quantity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.apiserver.api.Quantity;
 import io.kdra.apiserver.validation.ExpressionChecker;
 import io.kdra.apiserver.validation.FieldError;
 import java.util.ArrayList;

@@ -26,7 +26,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class KindSchema {
 
     private static final String QUANTITY_FORMAT =
-            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+            "quantities must match the regular expression '" + io.kdra.apiserver.api.Quantity.FORMAT + "'";
 
     private static final Map<String, Optional<KindSchema>> KINDS = new ConcurrentHashMap<>();
 

@@ -21,8 +21,10 @@ import tools.jackson.databind.node.StringNode;
  * expressions added. Anything else in the spec, {@code nodeName} included (set through {@code pods/binding}), is
  * forbidden; metadata is free, status is written through {@code /status}.
  *
- * <p>Specs are compared as JSON, with absent, null, false, zero-length and empty values alike, as Go compares unset
- * and zero fields. Upstream appends a diff of the two specs (Go syntax) to the message; this server does not.
+ * <p>Specs are compared as JSON, with absent, null, false, zero-length and empty values alike. That is close to how Go
+ * compares them but more lenient for optional booleans (Go tells {@code false} from unset there) and stricter for
+ * quantities written differently ({@code "1"} and {@code "1000m"}). Upstream appends a diff of the two specs (Go
+ * syntax) to the message; this server does not.
  */
 public final class PodUpdateValidation implements ObjectValidator {
 
@@ -53,12 +55,17 @@ public final class PodUpdateValidation implements ObjectValidator {
         }
         validateOnlyAddedTolerations(spec.path("tolerations"), oldSpec.path("tolerations"), errors);
         validateOnlyDeletedSchedulingGates(spec.path("schedulingGates"), oldSpec.path("schedulingGates"), errors);
+        if (spec.equals(oldSpec)) {
+            return errors;
+        }
 
         ObjectNode munged = spec.deepCopy();
         for (String list : List.of("containers", "initContainers")) {
             JsonNode containers = munged.path(list);
             for (int i = 0; i < containers.size(); i++) {
-                copyField(oldSpec.path(list).get(i), (ObjectNode) containers.get(i), "image");
+                if (containers.get(i) instanceof ObjectNode container) {
+                    copyField(oldSpec.path(list).get(i), container, "image");
+                }
             }
         }
         copyField(oldSpec, munged, "activeDeadlineSeconds");

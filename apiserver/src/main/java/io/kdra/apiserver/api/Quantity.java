@@ -1,19 +1,25 @@
-package io.kdra.apiserver.resource;
+package io.kdra.apiserver.api;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A Kubernetes {@code resource.Quantity} read as an exact decimal. Keeps the text it was parsed from, which is what
- * messages show (upstream shows the canonical form, which is the same for canonical input such as "10Gi").
+ * A Kubernetes {@code resource.Quantity} read as a decimal, within the bounds Go's Quantity keeps: at most 2^63-1 in
+ * magnitude (larger values are capped) and nano precision (finer amounts are rounded up, away from zero), so that no
+ * written exponent can make arithmetic on it costly. Keeps the text it was parsed from, which is what messages show
+ * (upstream shows the canonical form, which is the same for canonical input such as "10Gi").
  */
 public record Quantity(String text, BigDecimal value) implements Comparable<Quantity> {
 
     /** The regular expression upstream names in its parse error. */
-    static final String FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+    public static final String FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+
+    private static final BigDecimal MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal NANO = new BigDecimal("1e-9");
 
     private static final Pattern SYNTAX = Pattern.compile("([+-]?)([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(.*)");
     private static final Pattern EXPONENT = Pattern.compile("[eE]([+-]?[0-9]+)");
@@ -48,13 +54,27 @@ public record Quantity(String text, BigDecimal value) implements Comparable<Quan
         String suffix = matcher.group(3);
         BigDecimal multiplier = SUFFIXES.get(suffix);
         if (multiplier != null) {
-            return Optional.of(new Quantity(text, number.multiply(multiplier)));
+            return Optional.of(new Quantity(text, bounded(number.multiply(multiplier))));
         }
         Matcher exponent = EXPONENT.matcher(suffix);
         if (exponent.matches() && exponent.group(1).length() <= 9) {
-            return Optional.of(new Quantity(text, number.scaleByPowerOfTen(Integer.parseInt(exponent.group(1)))));
+            return Optional.of(new Quantity(text, bounded(number.scaleByPowerOfTen(Integer.parseInt(exponent.group(1))))));
         }
         return Optional.empty();
+    }
+
+    /** Caps the magnitude and rounds to nano precision without arithmetic whose cost grows with the exponent. */
+    private static BigDecimal bounded(BigDecimal value) {
+        if (value.signum() == 0) {
+            return BigDecimal.ZERO;
+        }
+        if (value.abs().compareTo(MAX) > 0) {
+            return value.signum() > 0 ? MAX : MAX.negate();
+        }
+        if (value.precision() - value.scale() - 1 < -9) {
+            return value.signum() > 0 ? NANO : NANO.negate();
+        }
+        return value.scale() > 9 ? value.setScale(9, RoundingMode.UP) : value;
     }
 
     /** The sum, spelled in this quantity's format (binary, decimal SI or exponent) as Go's canonical form. */
@@ -75,7 +95,7 @@ public record Quantity(String text, BigDecimal value) implements Comparable<Quan
         for (int i = 0; i < FRACTION_SUFFIXES.length; i++) {
             BigDecimal scaledAmount = amount.scaleByPowerOfTen(3 * (i + 1)).stripTrailingZeros();
             if (scaledAmount.scale() <= 0 || i == FRACTION_SUFFIXES.length - 1) {
-                return scaledAmount.setScale(0, java.math.RoundingMode.CEILING).toPlainString() + FRACTION_SUFFIXES[i];
+                return scaledAmount.setScale(0, RoundingMode.CEILING).toPlainString() + FRACTION_SUFFIXES[i];
             }
         }
         throw new IllegalStateException("unreachable");

@@ -20,7 +20,7 @@ class SubresourcesTest extends ServerTestBase {
     @Test
     void bindingAssignsAnUnscheduledPodToANodeOnce() {
         String ns = fixture.namespace();
-        fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("p", null)).create();
+        Pod created = fixture.client.pods().inNamespace(ns).resource(WatchTest.pod("p", null)).create();
 
         HttpResponse<String> bound = fixture.send("POST", podPath(ns, "p") + "/binding", JSON, binding("p", "node-1"));
         assertThat(bound.statusCode()).isEqualTo(201);
@@ -30,6 +30,12 @@ class SubresourcesTest extends ServerTestBase {
         assertThat(pod.getSpec().getNodeName()).isEqualTo("node-1");
         assertThat(pod.getStatus().getConditions()).filteredOn(c -> c.getType().equals("PodScheduled"))
                 .extracting(PodCondition::getStatus).containsExactly("True");
+        assertThat(pod.getMetadata().getGeneration()).isEqualTo(created.getMetadata().getGeneration());
+        HttpResponse<String> changes = fixture.send("GET", "/api/v1/namespaces/" + ns + "/pods?watch=1"
+                + "&timeoutSeconds=1&resourceVersion=" + created.getMetadata().getResourceVersion(), null, null);
+        assertThat(changes.body().lines().toList()).as("node and condition in one write").singleElement()
+                .satisfies(event -> assertThat(event).startsWith("{\"type\":\"MODIFIED\"")
+                        .contains("\"nodeName\":\"node-1\"", "\"type\":\"PodScheduled\""));
 
         HttpResponse<String> again = fixture.send("POST", podPath(ns, "p") + "/binding", JSON, binding("p", "node-2"));
         assertThat(again.statusCode()).isEqualTo(409);

@@ -214,12 +214,9 @@ final class Subresources {
                         String.format("pod %s has non-empty .spec.schedulingGates", name));
             }
             Json.ensureObject(pod, "spec").put("nodeName", node);
-            return pod;
-        }, context);
-        registry.patch(call.type(), call.namespace(), name, pod -> {
             setScheduledCondition(pod);
             return pod;
-        }, context, true, false, true);
+        }, context);
         respondSuccess(call, 201, warnings);
     }
 

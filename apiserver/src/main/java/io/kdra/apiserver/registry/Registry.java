@@ -154,9 +154,10 @@ public final class Registry {
     }
 
     /**
-     * Writes a pod's node as {@code pods/binding} does ({@code bind} sets spec.nodeName on the current pod). No
-     * validator runs: kube-apiserver's binding storage writes the pod directly, and an update of a pod may not
-     * change its node.
+     * Writes a pod's node as {@code pods/binding} does, in one write ({@code bind} sets spec.nodeName and the
+     * PodScheduled condition on the current pod). No validator runs and the generation stays: kube-apiserver's
+     * binding storage writes the pod directly, bypassing the pod strategy, and an update of a pod may not change its
+     * node.
      */
     public ObjectNode bind(ResourceType type, String namespace, String name, UnaryOperator<ObjectNode> bind,
             WriteContext context) {
@@ -253,7 +254,7 @@ public final class Registry {
                     proposedUid));
         }
         ObjectNode next = statusSubresource ? withStatus(type, current, proposed)
-                : withoutStatusChange(type, current, proposed);
+                : withoutStatusChange(type, current, proposed, target == Target.BINDING);
         KindDefaults.labelNamespace(type, next);
         if (target != Target.BINDING) {
             validate(type, next, current, statusSubresource);
@@ -291,7 +292,9 @@ public final class Registry {
         return next;
     }
 
-    private ObjectNode withoutStatusChange(ResourceType type, ObjectNode current, ObjectNode proposed) {
+    /** @param binding whether this is a binding, which writes status and spec together and keeps the generation */
+    private ObjectNode withoutStatusChange(ResourceType type, ObjectNode current, ObjectNode proposed,
+            boolean binding) {
         ObjectNode next = proposed.deepCopy();
         ObjectNode metadata = Json.metadata(next);
         JsonNode currentMetadata = current.get("metadata");
@@ -307,7 +310,7 @@ public final class Registry {
         if (!metadata.has("managedFields") && currentMetadata.has("managedFields")) {
             metadata.set("managedFields", currentMetadata.get("managedFields").deepCopy());
         }
-        if (type.hasStatus()) {
+        if (type.hasStatus() && !binding) {
             JsonNode status = current.get("status");
             if (status == null) {
                 next.remove("status");
@@ -317,7 +320,7 @@ public final class Registry {
         }
         // defaulted before the comparison, so that a body leaving the defaults out changes nothing
         KindDefaults.applyOnWrite(type, next);
-        if (KindDefaults.tracksGeneration(type) && specChanged(current, next)) {
+        if (KindDefaults.tracksGeneration(type) && !binding && specChanged(current, next)) {
             metadata.put("generation", Meta.generation(current) + 1);
         }
         return next;

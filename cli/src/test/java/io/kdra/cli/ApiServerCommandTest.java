@@ -26,25 +26,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code kdra cluster apiserver}: flags and the CEL check in-process, the run as a separate JVM stopped by SIGTERM. */
 class ApiServerCommandTest {
 
-    private Path dir;
-
-    @BeforeEach
-    void createDirectory() throws IOException {
-        dir = ShortDirs.create();
-    }
-
-    @AfterEach
-    void removeDirectory() throws IOException {
-        ShortDirs.delete(dir);
-    }
+    @TempDir(factory = ShortDirs.class)
+    Path dir;
 
     @Test
     void helpListsEveryOption() {

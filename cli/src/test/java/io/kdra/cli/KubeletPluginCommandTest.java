@@ -24,9 +24,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code kdra driver kubelet-plugin}: flags in-process, the full life cycle as a separate JVM stopped by SIGTERM. */
@@ -36,17 +35,8 @@ class KubeletPluginCommandTest {
     private static final String NODE = DemoCluster.NODE;
     private static final Duration PATIENCE = KdraProcess.PATIENCE;
 
-    private Path dir;
-
-    @BeforeEach
-    void createDirectory() throws IOException {
-        dir = ShortDirs.create();
-    }
-
-    @AfterEach
-    void removeDirectory() throws IOException {
-        ShortDirs.delete(dir);
-    }
+    @TempDir(factory = ShortDirs.class)
+    Path dir;
 
     /** Runs the command in this JVM; only for invocations that end before anything starts. */
     private static Result runInProcess(String... args) {

@@ -12,10 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A kubelet written in another language: a Node.js script with {@code @grpc/grpc-js}, loading the kubelet-api
@@ -29,7 +28,8 @@ class NodeInteropTest {
     private static final Path PROTOS = Path.of("../kubelet-api/src/main/protobuf").toAbsolutePath().normalize();
     private static final long INSTALL_MINUTES = 5;
 
-    private Path dir;
+    @TempDir(factory = ShortDirs.class)
+    Path dir;
 
     /** Runs a command in a directory; the result holds the exit code and combined output, or -1 if it cannot run. */
     private record Run(int code, String output) {
@@ -71,16 +71,6 @@ class NodeInteropTest {
                     "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000");
             assumeTrue(install.code() == 0, () -> "npm ci failed (offline?):\n" + install.output());
         }
-    }
-
-    @BeforeEach
-    void createDirectory() throws IOException {
-        dir = ShortDirs.create();
-    }
-
-    @AfterEach
-    void removeDirectory() throws IOException {
-        ShortDirs.delete(dir);
     }
 
     @Test

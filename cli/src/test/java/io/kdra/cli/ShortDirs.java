@@ -5,14 +5,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDirFactory;
 
-/** Directories /tmp/kd-XXXX, so that Unix socket paths in them stay far below 108 bytes. */
-final class ShortDirs {
+/**
+ * Directories /tmp/kd-XXXX, so that Unix socket paths in them stay far below 108 bytes: a test's
+ * {@code @TempDir(factory = ShortDirs.class)}, which JUnit deletes afterwards.
+ */
+final class ShortDirs implements TempDirFactory {
 
-    private ShortDirs() {
-    }
-
-    static Path create() throws IOException {
+    @Override
+    public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws IOException {
         return Files.createTempDirectory(Path.of("/tmp"), "kd-");
     }
 

@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -59,18 +58,10 @@ final class ApiServerCommand implements Callable<Integer> {
         out.println("kdra API server listening on " + server.url());
         out.println("kubeconfig: " + written);
         out.println("  export KUBECONFIG=" + written);
-        out.println("Press Ctrl-C or send SIGTERM to stop.");
-        out.flush();
-
-        CountDownLatch stopped = new CountDownLatch(1);
-        // The JVM ends once the shutdown hooks are done, so stopping happens in the hook itself.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        UntilStopped.await(out, "kdra-apiserver-stop", () -> {
             server.close();
-            out.println("stopped");
-            out.flush();
-            stopped.countDown();
-        }, "kdra-apiserver-stop"));
-        stopped.await();
+            return "stopped";
+        });
         return 0;
     }
 

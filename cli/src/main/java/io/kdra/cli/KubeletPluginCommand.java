@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,19 +124,11 @@ final class KubeletPluginCommand implements Callable<Integer> {
         out.println("DRA socket: " + plugin.draSocket());
         out.println("CDI directory: " + cdiDirectory.toAbsolutePath());
         out.println("publishing pool " + nodeName + " with " + numDevices + " devices");
-        out.println("Press Ctrl-C or send SIGTERM to stop.");
-        out.flush();
-
-        CountDownLatch stopped = new CountDownLatch(1);
-        // The JVM ends once the shutdown hooks are done, so stopping happens in the hook itself.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        UntilStopped.await(out, "kdra-driver-stop", () -> {
             driver.stop();
             client.close();
-            out.println("stopped; removed " + plugin.registrationSocket() + " and " + plugin.draSocket());
-            out.flush();
-            stopped.countDown();
-        }, "kdra-driver-stop"));
-        stopped.await();
+            return "stopped; removed " + plugin.registrationSocket() + " and " + plugin.draSocket();
+        });
         return 0;
     }
 

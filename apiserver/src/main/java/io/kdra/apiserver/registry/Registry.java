@@ -254,7 +254,7 @@ public final class Registry {
                     proposedUid));
         }
         ObjectNode next = statusSubresource ? withStatus(type, current, proposed)
-                : withoutStatusChange(type, current, proposed, target == Target.BINDING);
+                : mainResourceUpdate(type, current, proposed, target == Target.BINDING);
         KindDefaults.labelNamespace(type, next);
         if (target != Target.BINDING) {
             validate(type, next, current, statusSubresource);
@@ -292,8 +292,12 @@ public final class Registry {
         return next;
     }
 
-    /** @param binding whether this is a binding, which writes status and spec together and keeps the generation */
-    private ObjectNode withoutStatusChange(ResourceType type, ObjectNode current, ObjectNode proposed,
+    /**
+     * The object an update of the main resource stores: the current identity metadata, the current status (a
+     * binding alone writes status with the spec), defaults, and the generation bumped when the spec changed (not by
+     * a binding).
+     */
+    private ObjectNode mainResourceUpdate(ResourceType type, ObjectNode current, ObjectNode proposed,
             boolean binding) {
         ObjectNode next = proposed.deepCopy();
         ObjectNode metadata = Json.metadata(next);

@@ -1,0 +1,42 @@
+package io.kdra.cluster.kubelet.server;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * What a node's container runtime offers the kubelet's streaming endpoints: a container's log and commands run in a
+ * container's environment. kube-apiserver reaches these through the kubelet for {@code pods/log} and
+ * {@code pods/exec}; the simulated kubelet's {@link KubeletServer} serves them the same way.
+ */
+public interface ContainerStreams {
+
+    /**
+     * Opens a container's log (stdout and stderr interleaved, as the kubelet serves it).
+     *
+     * @return a stream that ends at the current end of the log, or, with {@link LogOptions#follow()}, when the
+     *     container has stopped and its output is drained; closing it stops following
+     * @throws ContainerNotFoundException when the pod is not on this node, or the container has not started (with
+     *     {@link LogOptions#previous()}: has no terminated earlier instance)
+     */
+    InputStream logs(PodContainer target, LogOptions options) throws ContainerNotFoundException, IOException;
+
+    /**
+     * Runs a command in a running container's environment (its env, CDI edits and working directory). The caller owns
+     * the process: it writes stdin, reads stdout and stderr, and destroys it when the client goes away.
+     *
+     * @throws ContainerNotFoundException when the container is not running on this node
+     * @throws IOException when the command cannot be started (for instance, not found on the PATH)
+     */
+    Process exec(PodContainer target, List<String> command) throws ContainerNotFoundException, IOException;
+
+    /** A pod's container on this node. */
+    record PodContainer(String namespace, String pod, String container) {}
+
+    /** Raised when the addressed container cannot serve the request; the message is shown to the client. */
+    final class ContainerNotFoundException extends Exception {
+        public ContainerNotFoundException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.kdra.cluster.runtime;
+
+import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the kubelet asks the runtime to start: one instance of a pod's container.
+ *
+ * @param id the pod's namespace and name and the container's name
+ * @param podUid the pod's UID (a restarted pod with the same name has another)
+ * @param attempt the restart count of this container, 0 for the first instance; logs of the previous attempt stay
+ *     readable
+ * @param image the image as written in the pod; runtimes that run local processes do not pull it
+ * @param command the container's {@code command} followed by its {@code args}, with {@code $(VAR)} references
+ *     expanded; empty when the pod gives neither (the image's default, which the process runtime treats as pause)
+ * @param env the container's environment from the pod ({@code env}, with {@code valueFrom} resolved by the kubelet),
+ *     before CDI edits
+ * @param workingDir the pod's {@code workingDir}, or null
+ * @param cdiDevices the fully qualified CDI device IDs of the container's DRA claims, in the kubelet's order
+ */
+public record ContainerConfig(PodContainer id, String podUid, int attempt, String image, List<String> command,
+        Map<String, String> env, String workingDir, List<String> cdiDevices) {
+
+    public ContainerConfig {
+        command = List.copyOf(command);
+        env = Map.copyOf(env);
+        cdiDevices = List.copyOf(cdiDevices);
+    }
+}

@@ -1,0 +1,35 @@
+package io.kdra.cluster.runtime;
+
+import io.kdra.cluster.kubelet.server.ContainerStreams;
+
+/**
+ * A node's container runtime, as the simulated kubelet drives it (the CRI's part that matters here): start a
+ * container with its environment and CDI devices, stop it, and serve its log and exec. Pods, restarts, init-container
+ * order and status belong to the kubelet; running one container instance belongs here.
+ */
+public interface ContainerRuntime extends ContainerStreams, AutoCloseable {
+
+    /**
+     * Starts one instance of a container. The runtime resolves {@link ContainerConfig#cdiDevices()} in the node's
+     * CDI directory and applies their edits before the container starts.
+     *
+     * @throws ContainerStartException when the container cannot start (an unresolvable CDI device, a command that is
+     *     not found); the message is what the kubelet puts in the Warning event and the container's waiting reason
+     */
+    RunningContainer start(ContainerConfig config) throws ContainerStartException;
+
+    /** Stops every container still running and frees what the runtime holds. */
+    @Override
+    void close();
+
+    /** A container that could not be started, with a message for the pod's events. */
+    final class ContainerStartException extends Exception {
+        public ContainerStartException(String message) {
+            super(message);
+        }
+
+        public ContainerStartException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

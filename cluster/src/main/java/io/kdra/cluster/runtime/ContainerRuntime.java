@@ -1,6 +1,7 @@
 package io.kdra.cluster.runtime;
 
 import io.kdra.cluster.kubelet.server.ContainerStreams;
+import java.util.List;
 
 /**
  * A node's container runtime, as the simulated kubelet drives it (the CRI's part that matters here): start a
@@ -17,6 +18,12 @@ public interface ContainerRuntime extends ContainerStreams, AutoCloseable {
      *     not found); the message is what the kubelet puts in the Warning event and the container's waiting reason
      */
     RunningContainer start(ContainerConfig config) throws ContainerStartException;
+
+    /**
+     * The instances started by this runtime that have not ended, so that a kubelet restarted over the same runtime
+     * adopts its pods' containers instead of starting them again, as a real kubelet finds them through the CRI.
+     */
+    List<RunningContainer> running();
 
     /** Stops every container still running and frees what the runtime holds. */
     @Override

@@ -7,6 +7,9 @@ import java.util.concurrent.CompletableFuture;
 /** One started container instance. */
 public interface RunningContainer {
 
+    /** What the instance was started with. */
+    ContainerConfig config();
+
     Instant startedAt();
 
     /** Completes with the exit code when the instance has ended (137 after a kill, 143 after a SIGTERM exit). */

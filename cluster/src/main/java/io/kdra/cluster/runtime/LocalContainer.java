@@ -115,7 +115,8 @@ final class LocalContainer implements RunningContainer {
         // a real container's other processes die with its first one (its PID namespace ends): remember them now,
         // while they are still the first process's descendants
         process.descendants().forEach(stopped::add);
-        process.destroy();
+        // through the handle: Process.destroy() would also close the output pipe before the pump has read it all
+        process.toHandle().destroy();
         if (gracePeriod.isZero() || gracePeriod.isNegative()) {
             kill();
         } else {
@@ -131,7 +132,7 @@ final class LocalContainer implements RunningContainer {
         }
         process.descendants().forEach(stopped::add);
         stopped.forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
     /** Starts a command in this container's environment and working directory; it dies with the container. */
@@ -164,7 +165,7 @@ final class LocalContainer implements RunningContainer {
 
     private static void killTree(Process process) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
     @Override

@@ -39,13 +39,15 @@ final class ContainerLog {
 
     private final Path file;
     private long size;
-    private boolean complete;
+    private boolean outputEnded;
+    private boolean instanceEnded;
 
     private ContainerLog(Path file) {
         this.file = file;
+        this.outputEnded = file == null;
     }
 
-    /** The log of an instance that writes nothing; it ends when {@link #complete()} is called. */
+    /** The log of an instance that writes nothing; it ends when {@link #instanceEnded()} is called. */
     static ContainerLog empty() {
         return new ContainerLog(null);
     }
@@ -61,8 +63,7 @@ final class ContainerLog {
     }
 
     /**
-     * Copies a process's output into the log until it ends, then completes the log. Blocks: run it on a thread that
-     * may wait for the process.
+     * Copies a process's output into the log until it ends. Blocks: run it on a thread that may wait for the process.
      */
     void pump(InputStream output) {
         try (output; OutputStream out = Files.newOutputStream(file, StandardOpenOption.APPEND)) {
@@ -92,14 +93,24 @@ final class ContainerLog {
         } catch (IOException e) {
             LOG.debug("output of {} ended: {}", file, e.toString());
         } finally {
-            complete();
+            synchronized (this) {
+                outputEnded = true;
+                notifyAll();
+            }
         }
     }
 
-    /** No more output will come; followers end once they have read everything. */
-    synchronized void complete() {
-        complete = true;
+    /**
+     * The instance has ended; once its output has ended too, followers end when they have read everything (a process
+     * that closes its output early is followed until it exits).
+     */
+    synchronized void instanceEnded() {
+        instanceEnded = true;
         notifyAll();
+    }
+
+    private boolean complete() {
+        return outputEnded && instanceEnded;
     }
 
     /** Opens the log with a request's options. */
@@ -265,7 +276,7 @@ final class ContainerLog {
 
         private long awaitMore() throws IOException {
             synchronized (ContainerLog.this) {
-                while (!closed && size <= position && !complete) {
+                while (!closed && size <= position && !complete()) {
                     try {
                         ContainerLog.this.wait();
                     } catch (InterruptedException e) {

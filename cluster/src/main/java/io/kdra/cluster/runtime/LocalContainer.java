@@ -157,10 +157,8 @@ final class LocalContainer implements RunningContainer {
         stopped.forEach(ProcessHandle::destroyForcibly);
         kills.forEach(kill -> kill.cancel(false));
         execs.forEach(LocalContainer::killTree);
-        if (process == null) {
-            log.complete();
-        }
         exit.complete(exitCode);
+        log.instanceEnded();
     }
 
     private static void killTree(Process process) {

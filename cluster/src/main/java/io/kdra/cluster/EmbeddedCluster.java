@@ -31,6 +31,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +68,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final KubernetesClient admin;
     private final Map<String, ClusterNode> nodes = Collections.synchronizedMap(new LinkedHashMap<>());
     private final List<AutoCloseable> stopOrder = new ArrayList<>();
+    private final ScheduledExecutorService runtimeTimers =
+            Executors.newSingleThreadScheduledExecutor(daemon("kdra-runtime-timer"));
+    private final ExecutorService outputPumps = Executors.newCachedThreadPool(daemon("kdra-container-output"));
     private KubeletHost kubeletHost;
     private Duration startTime;
 
@@ -106,7 +114,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private ClusterNode createNode(NodeSpec spec, Path root) {
-        ContainerRuntime runtime = config.runtime().create(root, kubeletHost);
+        ContainerRuntime runtime = config.runtime().create(root, runtimeTimers, outputPumps);
         KubeletServer server = null;
         try {
             KubernetesClient kubeletClient = client(new UserInfo("system:node:" + spec.name(), "",
@@ -204,6 +212,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                 }
             });
         }
+        run(failures, runtimeTimers::shutdownNow);
+        run(failures, outputPumps::shutdownNow);
         run(failures, clients::close);
         run(failures, apiServer::close);
         if (config.baseDirectory() == null) {
@@ -222,6 +232,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         } catch (RuntimeException e) {
             failures.add(e);
         }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger number = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + number.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     private static UserInfo user(String name) {

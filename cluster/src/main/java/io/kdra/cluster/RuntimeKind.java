@@ -1,6 +1,12 @@
 package io.kdra.cluster;
 
+import io.kdra.cluster.runtime.ContainerRuntime;
+import io.kdra.cluster.runtime.NoopRuntime;
+import io.kdra.cluster.runtime.ProcessRuntime;
+import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 
 /** Which container runtime the simulated kubelets drive. */
 public enum RuntimeKind {
@@ -17,6 +23,22 @@ public enum RuntimeKind {
             }
         }
         throw new IllegalArgumentException("unknown runtime \"" + name + "\"; use process or noop");
+    }
+
+    /**
+     * A node's runtime, resolving CDI devices in {@code <root>/cdi} and keeping containers in
+     * {@code <root>/containers}.
+     *
+     * @param timers shared by every node, for kill deadlines
+     * @param outputPumps shared by every node, an unbounded pool copying container output into logs
+     */
+    ContainerRuntime create(Path nodeRoot, ScheduledExecutorService timers, Executor outputPumps) {
+        Path cdi = nodeRoot.resolve("cdi");
+        Path containers = nodeRoot.resolve("containers");
+        return switch (this) {
+            case PROCESS -> new ProcessRuntime(cdi, containers, timers, outputPumps);
+            case NOOP -> new NoopRuntime(cdi, containers);
+        };
     }
 
     public String cliName() {

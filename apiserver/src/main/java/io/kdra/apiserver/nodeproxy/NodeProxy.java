@@ -139,13 +139,10 @@ public final class NodeProxy {
                     "the kubelet chose the subprotocol %s instead of %s", node.subProtocol(), protocol), null));
             return;
         }
-        node.pause();
-        request.toWebSocket().onSuccess(client -> {
-            WebSocketPipe.join(client, node);
-            node.resume();
-        }).onFailure(e -> {
+        WebSocketPipe pipe = WebSocketPipe.hold(node);
+        request.toWebSocket().onSuccess(pipe::join).onFailure(e -> {
             LOG.debug("upgrading {} failed: {}", request.uri(), e.toString());
-            node.close();
+            pipe.abandon();
         });
     }
 

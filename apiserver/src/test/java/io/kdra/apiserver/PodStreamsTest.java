@@ -13,6 +13,7 @@ import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -145,20 +146,23 @@ class PodStreamsTest {
     }
 
     @Test
+    void manyLogsFollowedAtOnceDoNotWaitForEachOther() throws Exception {
+        List<java.net.Socket> followers = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 12; i++) {
+                followers.add(follow("single"));
+            }
+        } finally {
+            for (java.net.Socket follower : followers) {
+                follower.close();
+            }
+        }
+    }
+
+    @Test
     void aFollowerThatGoesAwayReleasesTheKubelet() throws Exception {
         int abandoned = kubelet.abandonedFollows.get();
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", fixture.server.port())) {
-            socket.getOutputStream().write(("GET /api/v1/namespaces/" + ns + "/pods/single/log?follow=true HTTP/1.1\r\n"
-                    + "Host: x\r\nAuthorization: Bearer " + fixture.server.adminToken() + "\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            BufferedReader answer = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                    StandardCharsets.US_ASCII));
-            String line;
-            do {
-                line = answer.readLine();
-            } while (line != null && !line.equals("main 1"));
-            assertThat(line).isEqualTo("main 1");
-        }
+        follow("single").close();
         await().atMost(Duration.ofSeconds(30)).until(() -> kubelet.abandonedFollows.get() > abandoned);
     }
 
@@ -257,6 +261,23 @@ class PodStreamsTest {
                 .redirectingOutput().exec("sh", "-c", "exit 3")) {
             assertThat(failing.exitCode().get(30, TimeUnit.SECONDS)).isEqualTo(3);
         }
+    }
+
+    /** @return a connection following the pod's log, once its first line arrived */
+    private static java.net.Socket follow(String pod) throws IOException {
+        java.net.Socket socket = new java.net.Socket("127.0.0.1", fixture.server.port());
+        socket.setSoTimeout(30_000);
+        socket.getOutputStream().write(("GET /api/v1/namespaces/" + ns + "/pods/" + pod + "/log?follow=true HTTP/1.1\r\n"
+                + "Host: x\r\nAuthorization: Bearer " + fixture.server.adminToken() + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        BufferedReader answer = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                StandardCharsets.US_ASCII));
+        String line;
+        do {
+            line = answer.readLine();
+        } while (line != null && !line.equals("main 1"));
+        assertThat(line).isEqualTo("main 1");
+        return socket;
     }
 
     private static void assertStatus(HttpResponse<String> response, int code, String reason, String message) {

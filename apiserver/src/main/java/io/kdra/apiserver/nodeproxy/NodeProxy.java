@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
@@ -39,6 +40,8 @@ public final class NodeProxy {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeProxy.class);
     private static final int CONNECT_TIMEOUT_MILLIS = 30_000;
+    /** Each log being followed and each exec holds a connection to the node for as long as it lasts. */
+    private static final int MAX_STREAMS_PER_NODE = 1024;
     /** As much of a failed kubelet answer as is read into an error, like kube-apiserver's response checker. */
     private static final int MAX_ERROR_BYTES = 50_000;
 
@@ -52,9 +55,10 @@ public final class NodeProxy {
         this.registry = registry;
         this.pods = registry.kinds().find("", "v1", "pods").orElseThrow();
         this.nodes = registry.kinds().find("", "v1", "nodes").orElseThrow();
-        this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
+        this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(CONNECT_TIMEOUT_MILLIS),
+                new PoolOptions().setHttp1MaxSize(MAX_STREAMS_PER_NODE));
         this.webSockets = vertx.createWebSocketClient(new WebSocketClientOptions()
-                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
+                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS).setMaxConnections(MAX_STREAMS_PER_NODE)
                 .setMaxFrameSize(64 * 1024 * 1024).setMaxMessageSize(64 * 1024 * 1024));
     }
 
@@ -196,7 +200,7 @@ public final class NodeProxy {
             case 400 -> ApiException.badRequest(text);
             case 404 -> ApiException.of(404, "NotFound", text, null);
             case 500 -> ApiException.internal(text);
-            default -> ApiException.of(code, code == 422 ? "Invalid" : "", text, null);
+            default -> ApiException.of(code, code == 422 ? "Invalid" : null, text, null);
         };
     }
 

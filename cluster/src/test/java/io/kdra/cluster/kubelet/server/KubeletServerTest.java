@@ -217,6 +217,7 @@ class KubeletServerTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> !command.isAlive());
 
         try (Socket follow = new Socket("127.0.0.1", port)) {
+            follow.setSoTimeout(30_000);
             follow.getOutputStream().write("GET /containerLogs/ns/pod/follower?follow=1 HTTP/1.1\r\nHost: x\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             BufferedReader answer = new BufferedReader(new InputStreamReader(follow.getInputStream(),

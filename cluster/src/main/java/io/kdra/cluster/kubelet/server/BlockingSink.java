@@ -31,8 +31,13 @@ final class BlockingSink {
                 return false;
             }
         }
-        stream.write(data);
-        return true;
+        try {
+            stream.write(data);
+            return true;
+        } catch (IllegalStateException streamClosed) {
+            close();
+            return false;
+        }
     }
 
     /** Fails the writes to come, and wakes a writer waiting for room. */

@@ -16,7 +16,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,6 +109,9 @@ public final class KubeletServer implements AutoCloseable {
             text(request.response(), e.code, e.getMessage());
         } catch (ApiException e) {
             text(request.response(), e.code(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("kubelet request {} {} failed", request.method(), request.uri(), e);
+            text(request.response(), 500, "Internal Server Error: " + e.getMessage());
         }
     }
 
@@ -129,36 +132,43 @@ public final class KubeletServer implements AutoCloseable {
                 parsed.timestamps());
         HttpServerResponse response = request.response();
         Context context = vertx.getOrCreateContext();
+        // the client may go before the runtime has opened the log: the close is watched from the start
+        BlockingSink sink = new BlockingSink(response);
+        AtomicReference<InputStream> opened = new AtomicReference<>();
+        Runnable stop = () -> {
+            sink.close();
+            InputStream log = opened.get();
+            if (log != null) {
+                closeQuietly(log);
+            }
+        };
+        open.add(stop);
+        response.closeHandler(closed -> stop.run());
         blocking.execute(() -> {
-            InputStream log;
             try {
-                log = streams.logs(target, options);
+                InputStream log = streams.logs(target, options);
+                opened.set(log);
+                streamLog(log, sink, response, options.limitBytes());
             } catch (ContainerNotFoundException e) {
                 context.runOnContext(v -> text(response, 404, e.getMessage()));
-                return;
             } catch (ContainerUnavailableException e) {
                 context.runOnContext(v -> text(response, 400, e.getMessage()));
-                return;
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 LOG.warn("reading the log of {} failed", target, e);
                 context.runOnContext(v -> text(response, 500, "failed to read the container's log: " + e.getMessage()));
-                return;
+            } finally {
+                open.remove(stop);
             }
-            streamLog(log, response, options.limitBytes());
         });
     }
 
     /** Copies the log as it comes; the kubelet enforces limitBytes itself, whatever the runtime did. */
-    private void streamLog(InputStream log, HttpServerResponse response, long limitBytes) {
-        BlockingSink sink = new BlockingSink(response);
-        Runnable stop = () -> {
-            sink.close();
-            closeQuietly(log);
-        };
-        open.add(stop);
-        response.closeHandler(closed -> stop.run());
-        response.setChunked(true).putHeader("Content-Type", "text/plain");
+    private static void streamLog(InputStream log, BlockingSink sink, HttpServerResponse response, long limitBytes) {
         try (log) {
+            if (sink.isClosed()) {
+                return;
+            }
+            response.setChunked(true).putHeader("Content-Type", "text/plain");
             long left = limitBytes < 0 ? Long.MAX_VALUE : limitBytes;
             byte[] buffer = new byte[CHUNK];
             int read;
@@ -178,8 +188,6 @@ public final class KubeletServer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
-            open.remove(stop);
         }
     }
 
@@ -211,8 +219,8 @@ public final class KubeletServer implements AutoCloseable {
                     text(request.response(), 404, e.getMessage());
                 });
                 return;
-            } catch (IOException | UncheckedIOException e) {
-                startError = e.getMessage();
+            } catch (IOException | RuntimeException e) {
+                startError = String.valueOf(e.getMessage());
             }
             Process started = process;
             String error = startError;

@@ -5,6 +5,7 @@ import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.auth.Authenticator;
 import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.apiserver.http.ApiHttpServer;
+import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.http.HttpSettings;
 import io.kdra.apiserver.lifecycle.ControllerManager;
 import io.kdra.apiserver.registry.Registry;
@@ -59,7 +60,8 @@ public final class ApiServer implements AutoCloseable {
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
-                .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024);
+                .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024)
+                .setWebSocketSubProtocols(NodeProxy.EXEC_PROTOCOLS);
         if (certificate != null) {
             options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
         }

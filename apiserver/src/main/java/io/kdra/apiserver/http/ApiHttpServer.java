@@ -2,6 +2,7 @@ package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.auth.Authenticator;
+import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.registry.Registry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -13,6 +14,7 @@ public final class ApiHttpServer {
 
     private final Vertx vertx;
     private final HttpServer server;
+    private final NodeProxy nodeProxy;
 
     public ApiHttpServer(Vertx vertx, HttpServerOptions options, Registry registry, Authenticator authenticator,
             HttpSettings settings, Clock clock) {
@@ -21,12 +23,14 @@ public final class ApiHttpServer {
         Discovery discovery = new Discovery(kinds);
         Tables tables = new Tables(kinds, clock);
         WatchEndpoint watches = new WatchEndpoint(vertx, registry.store(), kinds, tables, settings);
+        this.nodeProxy = new NodeProxy(vertx, registry);
+        Subresources subresources = new Subresources(registry, clock, nodeProxy);
         ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, tables, new ListEndpoint(registry, kinds,
-                tables), watches, new PatchEndpoint(registry, kinds, clock), new Subresources(registry, clock));
+                tables), watches, new PatchEndpoint(registry, kinds, clock), subresources);
         OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
         this.server = vertx.createHttpServer(options)
                 .requestHandler(new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
-                        settings));
+                        subresources, settings));
     }
 
     /** @return the port bound */
@@ -36,6 +40,7 @@ public final class ApiHttpServer {
 
     public void stop() {
         server.close().await();
+        nodeProxy.close();
     }
 
     public Vertx vertx() {

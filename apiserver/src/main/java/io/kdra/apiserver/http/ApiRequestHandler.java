@@ -21,7 +21,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The entry of every request: health and version without authentication; then bearer-token authentication,
- * impersonation, a bounded body read (413 beyond the limit), and dispatch to discovery, OpenAPI or a resource.
+ * impersonation, WebSocket upgrades (exec streams, watches), a bounded body read (413 beyond the limit), and dispatch
+ * to discovery, OpenAPI or a resource.
  * Every failure becomes a kube-style Status.
  */
 final class ApiRequestHandler implements Handler<HttpServerRequest> {
@@ -34,16 +35,18 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     private final OpenApi openApi;
     private final ResourceEndpoint resources;
     private final WatchEndpoint watches;
+    private final Subresources subresources;
     private final HttpSettings settings;
 
     ApiRequestHandler(Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
-            ResourceEndpoint resources, WatchEndpoint watches, HttpSettings settings) {
+            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings) {
         this.authenticator = authenticator;
         this.kinds = kinds;
         this.discovery = discovery;
         this.openApi = openApi;
         this.resources = resources;
         this.watches = watches;
+        this.subresources = subresources;
         this.settings = settings;
     }
 
@@ -63,7 +66,7 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
                 return;
             }
             if ("websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
-                upgradeToWatch(request, user);
+                upgrade(request, user);
                 return;
             }
             readBody(request, body -> dispatch(request, user, body));
@@ -133,8 +136,17 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         return new Call(request, info, type, user, body);
     }
 
-    private void upgradeToWatch(HttpServerRequest request, UserInfo user) {
+    /** A WebSocket is a pod's exec stream or a watch. */
+    private void upgrade(HttpServerRequest request, UserInfo user) {
         RequestInfo info = RequestInfo.parse(request.path());
+        if (info != null && "exec".equals(info.subresource())) {
+            Call call = call(request, info, user, new byte[0]);
+            if (!call.type().hasSubresource("exec")) {
+                throw ApiException.pathNotFound();
+            }
+            subresources.exec(call);
+            return;
+        }
         if (info == null || info.name() != null || request.method() != HttpMethod.GET) {
             throw ApiException.badRequest("only watches can be served over WebSocket");
         }

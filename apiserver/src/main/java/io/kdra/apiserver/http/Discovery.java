@@ -21,7 +21,9 @@ final class Discovery {
             "scale", List.of("get", "patch", "update"),
             "binding", List.of("create"),
             "eviction", List.of("create"),
-            "finalize", List.of("update"));
+            "finalize", List.of("update"),
+            "log", List.of("get"),
+            "exec", List.of("create", "get"));
 
     private static final Pattern KUBE_VERSION = Pattern.compile("v(\\d+)(?:(alpha|beta)(\\d+))?");
 
@@ -183,6 +185,7 @@ final class Discovery {
                 resource.put("kind", "Scale");
             }
             case "binding" -> resource.put("kind", "Binding");
+            case "exec" -> resource.put("kind", "PodExecOptions");
             case "eviction" -> {
                 resource.put("group", "policy");
                 resource.put("version", "v1");

@@ -4,6 +4,7 @@ import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.registry.DeleteOptions;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
@@ -22,7 +23,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The subresources: status, scale (ReplicaSet), binding and eviction (Pod), finalize (Namespace). */
+/**
+ * The subresources: status, scale (ReplicaSet), binding, eviction, log and exec (Pod), finalize (Namespace). Log
+ * and exec are forwarded to the pod's node by the {@link NodeProxy}.
+ */
 final class Subresources {
 
     /** The autoscaling/v1 Scale, named in the errors of a scale request. */
@@ -31,10 +35,12 @@ final class Subresources {
 
     private final Registry registry;
     private final Clock clock;
+    private final NodeProxy nodeProxy;
 
-    Subresources(Registry registry, Clock clock) {
+    Subresources(Registry registry, Clock clock, NodeProxy nodeProxy) {
         this.registry = registry;
         this.clock = clock;
+        this.nodeProxy = nodeProxy;
     }
 
     void handle(Call call, ResourceEndpoint resources) {
@@ -54,6 +60,13 @@ final class Subresources {
             case "scale" -> scale(call, method);
             case "binding" -> requirePost(call, method, () -> bind(call));
             case "eviction" -> requirePost(call, method, () -> evict(call));
+            case "log" -> {
+                if (method != HttpMethod.GET) {
+                    throw ApiException.methodNotAllowed();
+                }
+                nodeProxy.log(call.request(), call.namespace(), call.info().name());
+            }
+            case "exec" -> exec(call);
             case "finalize" -> {
                 if (method != HttpMethod.PUT) {
                     throw ApiException.methodNotAllowed();
@@ -62,6 +75,18 @@ final class Subresources {
             }
             default -> throw ApiException.pathNotFound();
         }
+    }
+
+    /**
+     * A pods/exec request: a WebSocket upgrade is served before its body is read ({@link ApiRequestHandler}), so what
+     * arrives here is refused by the proxy's checks, after the pod's, as kube-apiserver orders them.
+     */
+    void exec(Call call) {
+        HttpMethod method = call.request().method();
+        if (method != HttpMethod.GET && method != HttpMethod.POST) {
+            throw ApiException.methodNotAllowed();
+        }
+        nodeProxy.exec(call.request(), call.namespace(), call.info().name());
     }
 
     private static void requirePost(Call call, HttpMethod method, Runnable action) {

@@ -16,10 +16,13 @@ public interface ContainerStreams {
      *
      * @return a stream that ends at the current end of the log, or, with {@link LogOptions#follow()}, when the
      *     container has stopped and its output is drained; closing it stops following
-     * @throws ContainerNotFoundException when the pod is not on this node, or the container has not started (with
-     *     {@link LogOptions#previous()}: has no terminated earlier instance)
+     * @throws ContainerNotFoundException when the pod is not on this node or has no such container (the kubelet
+     *     answers 404)
+     * @throws ContainerUnavailableException when the container has not started yet, or, with
+     *     {@link LogOptions#previous()}, has no terminated earlier instance (the kubelet answers 400)
      */
-    InputStream logs(PodContainer target, LogOptions options) throws ContainerNotFoundException, IOException;
+    InputStream logs(PodContainer target, LogOptions options)
+            throws ContainerNotFoundException, ContainerUnavailableException, IOException;
 
     /**
      * Runs a command in a running container's environment (its env, CDI edits and working directory). The caller owns
@@ -33,9 +36,23 @@ public interface ContainerStreams {
     /** A pod's container on this node. */
     record PodContainer(String namespace, String pod, String container) {}
 
-    /** Raised when the addressed container cannot serve the request; the message is shown to the client. */
+    /**
+     * Raised when the pod or container is not on this node; the message is shown to the client, as the kubelet's
+     * {@code container "c" not found in pod "p"}.
+     */
     final class ContainerNotFoundException extends Exception {
         public ContainerNotFoundException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Raised when the container is on this node but cannot serve the request now; the message is shown to the
+     * client, as the kubelet's {@code previous terminated container "c" in pod "p" not found} or
+     * {@code container "c" in pod "p" is waiting to start: ContainerCreating}.
+     */
+    final class ContainerUnavailableException extends Exception {
+        public ContainerUnavailableException(String message) {
             super(message);
         }
     }

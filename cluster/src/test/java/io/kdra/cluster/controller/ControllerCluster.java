@@ -5,11 +5,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.kube.client.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -29,6 +29,7 @@ final class ControllerCluster implements AutoCloseable {
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     final ApiServer server;
+    private final KubeClients clients = KubeClients.create();
     final KubernetesClient admin;
     final KubernetesClient controllers;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -41,9 +42,9 @@ final class ControllerCluster implements AutoCloseable {
     }
 
     private KubernetesClient client(String token, String userAgent) {
-        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
-                .withUserAgent(userAgent).withRequestRetryBackoffLimit(0).build();
-        return new KubernetesClientBuilder().withConfig(config).build();
+        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(server.url()).withOauthToken(token)
+                .withNamespace("default").withUserAgent(userAgent).withRequestRetryBackoffLimit(0).build();
+        return clients.client(config);
     }
 
     String namespace() {
@@ -88,8 +89,7 @@ final class ControllerCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        controllers.close();
-        admin.close();
+        clients.close();
         server.close();
     }
 }

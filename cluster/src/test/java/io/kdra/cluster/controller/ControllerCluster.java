@@ -43,7 +43,9 @@ final class ControllerCluster implements AutoCloseable {
 
     private KubernetesClient client(String token, String userAgent) {
         Config config = new ConfigBuilder(Config.empty()).withMasterUrl(server.url()).withOauthToken(token)
-                .withNamespace("default").withUserAgent(userAgent).withRequestRetryBackoffLimit(0).build();
+                .withNamespace("default").withUserAgent(userAgent).withRequestRetryBackoffLimit(0)
+                // a first request on a cold JVM on a loaded machine can take more than fabric8's default 10 s
+                .withRequestTimeout(120_000).build();
         return clients.client(config);
     }
 

@@ -1,0 +1,310 @@
+package io.kdra.cluster.controller;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * kube-controller-manager's ReplicaSet controller ({@code pkg/controller/replicaset}): keeps as many active pods
+ * (not terminal, not deleted) controlled by a ReplicaSet as its {@code spec.replicas} asks, creating them from the
+ * template ({@code generateName <rs>-}, the ReplicaSet as controller) and deleting the least useful first
+ * (unscheduled, then pending, then not ready, then the youngest), and reports {@code replicas},
+ * {@code fullyLabeledReplicas}, {@code readyReplicas}, {@code availableReplicas} and {@code observedGeneration}.
+ * As upstream, expectations keep a sync from acting again on pods it created or deleted that the informer has not
+ * shown yet. Orphaned pods that match a selector are not adopted.
+ */
+public final class ReplicaSetController implements AutoCloseable {
+
+    static final String COMPONENT = "replicaset-controller";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaSetController.class);
+    private static final String OWNER_INDEX = "replicaset-controller/owner";
+    /** Upstream's burst of pod creations or deletions per sync. */
+    private static final int BURST_REPLICAS = 500;
+    /** How long unseen creations or deletions hold a ReplicaSet back before the controller looks again anyway. */
+    private static final Duration EXPECTATIONS_TIMEOUT = Duration.ofMinutes(5);
+
+    private record Key(String namespace, String name) {}
+
+    /** Pod creations and deletions a sync made that the informer has not shown yet. */
+    private static final class Expectations {
+        int adds;
+        int deletes;
+        final Instant since = Instant.now();
+
+        synchronized boolean satisfied() {
+            return adds <= 0 && deletes <= 0 || Instant.now().isAfter(since.plus(EXPECTATIONS_TIMEOUT));
+        }
+    }
+
+    private final KubernetesClient client;
+    private final SharedInformers informers;
+    private final boolean ownsInformers;
+    private final SharedIndexInformer<ReplicaSet> replicaSets;
+    private final SharedIndexInformer<Pod> pods;
+    private final WorkQueue<Key> queue;
+    private final EventRecorder events;
+    private final Map<Key, Expectations> expectations = new ConcurrentHashMap<>();
+
+    /** A controller with informers of its own. */
+    public ReplicaSetController(KubernetesClient client) {
+        this(new SharedInformers(client), true, 1);
+    }
+
+    /** A controller on shared informers, started and closed by their owner. */
+    public ReplicaSetController(SharedInformers informers, int workers) {
+        this(informers, false, workers);
+    }
+
+    private ReplicaSetController(SharedInformers informers, boolean ownsInformers, int workers) {
+        this.client = informers.client();
+        this.informers = informers;
+        this.ownsInformers = ownsInformers;
+        this.queue = new WorkQueue<>(COMPONENT, workers, this::sync);
+        this.events = new EventRecorder(client, COMPONENT);
+        this.replicaSets = informers.informer(ReplicaSet.class);
+        this.pods = informers.informer(Pod.class);
+        pods.addIndexers(Map.of(OWNER_INDEX, pod -> {
+            OwnerReference owner = owner(pod);
+            return owner == null ? List.of() : List.of(owner.getUid());
+        }));
+        replicaSets.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ReplicaSet rs) {
+                queue.add(key(rs));
+            }
+
+            @Override
+            public void onUpdate(ReplicaSet oldRs, ReplicaSet newRs) {
+                queue.add(key(newRs));
+            }
+
+            @Override
+            public void onDelete(ReplicaSet rs, boolean finalStateUnknown) {
+                expectations.remove(key(rs));
+            }
+        });
+        pods.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                Key key = ownerKey(pod);
+                if (key != null) {
+                    observed(key, true);
+                    queue.add(key);
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod oldPod, Pod newPod) {
+                Key key = ownerKey(newPod);
+                if (key != null) {
+                    if (!PodClaims.deleted(oldPod) && PodClaims.deleted(newPod)) {
+                        observed(key, false);
+                    }
+                    queue.add(key);
+                }
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                Key key = ownerKey(pod);
+                if (key != null) {
+                    if (!PodClaims.deleted(pod)) {
+                        observed(key, false);
+                    }
+                    queue.add(key);
+                }
+            }
+        });
+    }
+
+    /** Starts the informers (when it owns them) and the workers; returns when the informers have listed. */
+    public ReplicaSetController start() {
+        informers.start();
+        queue.start();
+        return this;
+    }
+
+    @Override
+    public void close() {
+        queue.close();
+        events.close();
+        if (ownsInformers) {
+            informers.close();
+        }
+    }
+
+    private static Key key(ReplicaSet rs) {
+        return new Key(rs.getMetadata().getNamespace(), rs.getMetadata().getName());
+    }
+
+    private static OwnerReference owner(Pod pod) {
+        OwnerReference owner = PodClaims.controller(pod.getMetadata().getOwnerReferences());
+        return owner != null && "ReplicaSet".equals(owner.getKind()) && "apps/v1".equals(owner.getApiVersion())
+                ? owner : null;
+    }
+
+    private static Key ownerKey(Pod pod) {
+        OwnerReference owner = owner(pod);
+        return owner == null ? null : new Key(pod.getMetadata().getNamespace(), owner.getName());
+    }
+
+    private void observed(Key key, boolean add) {
+        Expectations pending = expectations.get(key);
+        if (pending != null) {
+            synchronized (pending) {
+                if (add) {
+                    pending.adds--;
+                } else {
+                    pending.deletes--;
+                }
+            }
+        }
+    }
+
+    private Duration sync(Key key) {
+        ReplicaSet rs = replicaSets.getStore().getByKey(key.namespace() + "/" + key.name());
+        if (rs == null) {
+            expectations.remove(key);
+            return null;
+        }
+        List<Pod> owned = new ArrayList<>();
+        for (Pod pod : pods.getIndexer().byIndex(OWNER_INDEX, rs.getMetadata().getUid())) {
+            if (!PodClaims.isTerminal(pod) && !PodClaims.deleted(pod)) {
+                owned.add(pod);
+            }
+        }
+        Expectations pending = expectations.get(key);
+        if ((pending == null || pending.satisfied()) && rs.getMetadata().getDeletionTimestamp() == null) {
+            expectations.remove(key);
+            manageReplicas(key, rs, owned);
+        }
+        updateStatus(rs, owned);
+        return null;
+    }
+
+    private void manageReplicas(Key key, ReplicaSet rs, List<Pod> active) {
+        int wanted = rs.getSpec().getReplicas() == null ? 1 : rs.getSpec().getReplicas();
+        int diff = active.size() - wanted;
+        if (diff < 0) {
+            int count = Math.min(-diff, BURST_REPLICAS);
+            Expectations pending = new Expectations();
+            pending.adds = count;
+            expectations.put(key, pending);
+            for (int i = 0; i < count; i++) {
+                try {
+                    client.pods().inNamespace(key.namespace()).resource(podFor(rs)).create();
+                } catch (KubernetesClientException e) {
+                    synchronized (pending) {
+                        pending.adds -= count - i;
+                    }
+                    events.event(reference(rs), EventRecorder.WARNING, "FailedCreate",
+                            "Error creating: " + e.getMessage());
+                    throw e;
+                }
+            }
+            if (count > 0) {
+                LOG.debug("ReplicaSet {}/{}: created {} pods", key.namespace(), key.name(), count);
+            }
+        } else if (diff > 0) {
+            int count = Math.min(diff, BURST_REPLICAS);
+            List<Pod> victims = new ArrayList<>(active);
+            victims.sort(DELETION_ORDER);
+            Expectations pending = new Expectations();
+            pending.deletes = count;
+            expectations.put(key, pending);
+            for (Pod pod : victims.subList(0, count)) {
+                client.pods().inNamespace(key.namespace()).withName(pod.getMetadata().getName()).delete();
+            }
+            LOG.debug("ReplicaSet {}/{}: deleted {} pods", key.namespace(), key.name(), count);
+        }
+    }
+
+    /** The pods to delete first: unscheduled, then pending, then not ready, then the youngest. */
+    private static final Comparator<Pod> DELETION_ORDER = Comparator
+            .comparing((Pod pod) -> PodClaims.scheduled(pod))
+            .thenComparing(pod -> phaseRank(pod.getStatus() == null ? null : pod.getStatus().getPhase()))
+            .thenComparing(ReplicaSetController::ready)
+            .thenComparing((Pod pod) -> pod.getMetadata().getCreationTimestamp(),
+                    Comparator.nullsLast(Comparator.<String>naturalOrder()).reversed());
+
+    private static int phaseRank(String phase) {
+        if ("Pending".equals(phase) || phase == null) {
+            return 0;
+        }
+        return "Running".equals(phase) ? 2 : 1;
+    }
+
+    static boolean ready(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
+                .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private static Pod podFor(ReplicaSet rs) {
+        var template = rs.getSpec().getTemplate();
+        var meta = template.getMetadata() == null ? new ObjectMetaBuilder() : new ObjectMetaBuilder(
+                template.getMetadata());
+        return new PodBuilder()
+                .withMetadata(meta.withName(null).withNamespace(null).withGenerateName(rs.getMetadata().getName() + "-")
+                        .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("apps/v1")
+                                .withKind("ReplicaSet").withName(rs.getMetadata().getName())
+                                .withUid(rs.getMetadata().getUid()).withController(true)
+                                .withBlockOwnerDeletion(true).build())
+                        .build())
+                .withSpec(template.getSpec())
+                .build();
+    }
+
+    private void updateStatus(ReplicaSet rs, List<Pod> active) {
+        Map<String, String> templateLabels = rs.getSpec().getTemplate().getMetadata() == null ? Map.of()
+                : rs.getSpec().getTemplate().getMetadata().getLabels();
+        int fullyLabeled = 0;
+        int ready = 0;
+        for (Pod pod : active) {
+            Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of()
+                    : pod.getMetadata().getLabels();
+            if (templateLabels == null || labels.entrySet().containsAll(templateLabels.entrySet())) {
+                fullyLabeled++;
+            }
+            if (ready(pod)) {
+                ready++;
+            }
+        }
+        ReplicaSetStatus current = rs.getStatus() == null ? new ReplicaSetStatus() : rs.getStatus();
+        // minReadySeconds is not honoured: a ready pod counts as available at once
+        ReplicaSetStatus wanted = new ReplicaSetStatusBuilder(current).withReplicas(active.size())
+                .withFullyLabeledReplicas(fullyLabeled).withReadyReplicas(ready).withAvailableReplicas(ready)
+                .withObservedGeneration(rs.getMetadata().getGeneration()).build();
+        if (Objects.equals(wanted, current)) {
+            return;
+        }
+        client.apps().replicaSets().inNamespace(rs.getMetadata().getNamespace())
+                .resource(new ReplicaSetBuilder(rs).withStatus(wanted).build()).updateStatus();
+    }
+
+    private static io.fabric8.kubernetes.api.model.ObjectReference reference(ReplicaSet rs) {
+        return new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder().withApiVersion("apps/v1")
+                .withKind("ReplicaSet").withNamespace(rs.getMetadata().getNamespace())
+                .withName(rs.getMetadata().getName()).withUid(rs.getMetadata().getUid()).build();
+    }
+}

@@ -7,7 +7,7 @@ import io.kdra.allocator.cel.CelSelectorCompiler;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.ApiServerConfig;
 import io.kdra.apiserver.auth.UserInfo;
-import io.kdra.cluster.controller.ControllerManager;
+import io.kdra.cluster.controller.KubeControllerManager;
 import io.kdra.cluster.kubelet.KubeletConfig;
 import io.kdra.cluster.kubelet.KubeletHost;
 import io.kdra.cluster.kubelet.SimulatedKubelet;
@@ -88,8 +88,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     private void startComponents() {
         FeatureGates gates = config.featureGates();
-        ControllerManager controllers = new ControllerManager(client(user("system:kube-controller-manager")), gates,
-                config.timing());
+        KubeControllerManager controllers = KubeControllerManager.builder(client(user("system:kube-controller-manager")))
+                .timing(config.timing()).featureGates(gates).build();
         stopOrder.add(controllers);
         controllers.start();
         StructuredAllocator allocator = new StructuredAllocator(

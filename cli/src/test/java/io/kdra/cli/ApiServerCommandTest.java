@@ -8,9 +8,9 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.kube.client.KubeClients;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -94,8 +94,8 @@ class ApiServerCommandTest {
         try (KdraProcess apiserver = startApiServer()) {
             Path kubeconfig = awaitKubeconfig(apiserver);
 
-            try (KubernetesClient client = new KubernetesClientBuilder()
-                    .withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build()) {
+            try (KubeClients clients = KubeClients.create()) {
+                KubernetesClient client = clients.client(Config.fromKubeconfig(kubeconfig.toFile()));
                 assertThat(client.getMasterUrl().getProtocol()).isEqualTo("https");
                 client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withName("greeting")
                         .endMetadata().withData(Map.of("hello", "world")).build()).create();

@@ -140,6 +140,11 @@ public final class SimulatedKubelet implements AutoCloseable {
         return config.checkpointFile();
     }
 
+    /** Whether the wiping of a lost driver's slices is waiting for its delay (for tests). */
+    synchronized boolean sliceWipePending(String driverName) {
+        return session != null && session.plugins().wipePending(driverName);
+    }
+
     /** The kubelet's metrics in the Prometheus text format, for the node's {@code /metrics} endpoint. */
     public synchronized String metrics() {
         return lastDra == null ? "" : lastDra.metrics();

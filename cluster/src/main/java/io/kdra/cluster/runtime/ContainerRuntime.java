@@ -25,6 +25,12 @@ public interface ContainerRuntime extends ContainerStreams, AutoCloseable {
      */
     List<RunningContainer> running();
 
+    /**
+     * Forgets a pod the kubelet has removed, as the CRI's RemovePodSandbox: kills what still runs of it and drops its
+     * instances, logs and files. Returns at once; a pod the runtime does not know is no error.
+     */
+    void removePod(String podUid);
+
     /** Stops every container still running and frees what the runtime holds. */
     @Override
     void close();

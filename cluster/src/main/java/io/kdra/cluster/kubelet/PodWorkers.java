@@ -145,8 +145,9 @@ final class PodWorkers {
         informer.getStore().list().forEach(pod -> known.add(pod.getMetadata().getUid()));
         for (var entry : adopted.entrySet()) {
             if (!known.contains(entry.getKey())) {
-                entry.getValue().forEach(container -> container.stop(MINIMUM_GRACE_PERIOD));
+                // The pod is gone from the API: its sandbox goes too (its claims are the reconcile loop's).
                 adopted.remove(entry.getKey());
+                runtime.removePod(entry.getKey());
             }
         }
     }
@@ -498,6 +499,7 @@ final class PodWorkers {
             deleteFromApi(pod);
         }
         pods.remove(state.uid, state);
+        runtime.removePod(state.uid);
     }
 
     private Duration gracePeriod(Pod pod) {

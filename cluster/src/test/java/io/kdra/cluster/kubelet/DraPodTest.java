@@ -88,10 +88,10 @@ class DraPodTest {
         ResourceClaim claim = allocateAndBind(node, DRIVER, "claim-1", "device-00", pod);
 
         await().atMost(WAIT).until(() -> running(pod));
-        var instance = node.runtime().latest(namespace, "p", "ctr");
+        var instance = KubeletFixture.running(node, namespace, "p", "ctr");
         String cdiId = DRIVER + "/test=claim-" + claim.getMetadata().getUid() + "-req";
         assertThat(instance.config().cdiDevices()).containsExactly(cdiId);
-        assertThat(instance.env()).containsEntry("claim_claim_1_req", "true");
+        assertThat(KubeletFixture.env(node, namespace, "p", "ctr")).containsEntry("claim_claim_1_req", "true");
         Pod running = fixture.get(pod);
         assertThat(running.getStatus().getPodIP()).isEqualTo("127.0.0.1");
         assertThat(running.getStatus().getHostIP()).isEqualTo("127.0.0.1");
@@ -219,7 +219,7 @@ class DraPodTest {
         await().atMost(WAIT).until(() -> running(pod));
         assertThat(claimsPrepared(first)).containsExactly(List.of("a", "both"));
         assertThat(claimsPrepared(second)).containsExactly(List.of("b", "both"));
-        var env = node.runtime().latest(namespace, "p", "ctr").env();
+        var env = KubeletFixture.env(node, namespace, "p", "ctr");
         assertThat(env).containsKeys("claim_a_req", "claim_b_req", "claim_both_one", "claim_both_two");
     }
 
@@ -248,9 +248,9 @@ class DraPodTest {
 
         await().atMost(WAIT).until(() -> running(second));
         assertThat(driver.countCalls("/NodePrepareResources")).isEqualTo(1);
-        for (var container : List.of(node.runtime().latest(namespace, "first", "a"),
-                node.runtime().latest(namespace, "first", "b"), node.runtime().latest(namespace, "second", "a"))) {
-            assertThat(container.env()).containsEntry("claim_shared_req", "true");
+        for (var container : List.of(List.of("first", "a"), List.of("first", "b"), List.of("second", "a"))) {
+            assertThat(KubeletFixture.env(node, namespace, container.get(0), container.get(1)))
+                    .containsEntry("claim_shared_req", "true");
         }
 
         fixture.admin.resource(fixture.get(first)).delete();
@@ -297,7 +297,7 @@ class DraPodTest {
         Pod pod = fixture.pod(namespace, "p", withClaim("c", "ctr"));
         allocateAndBind(node, DRIVER, "c", "device-00", pod);
         await().atMost(WAIT).until(() -> running(pod));
-        var container = node.runtime().latest(namespace, "p", "ctr");
+        var container = KubeletFixture.running(node, namespace, "p", "ctr");
 
         node.kubelet().stop();
         fixture.admin.resource(fixture.get(pod)).withGracePeriod(0).delete();
@@ -321,15 +321,15 @@ class DraPodTest {
         await().atMost(WAIT).until(() -> running(pod));
 
         Files.delete(node.kubelet().cdiDirectory().resolve(driver.cdiFileName(claim.getMetadata().getUid(), "req")));
-        node.runtime().latest(namespace, "p", "ctr").process().destroyForcibly();
+        // The container dies on its own (as if OOM-killed); its restart cannot resolve the CDI device any more.
+        KubeletFixture.running(node, namespace, "p", "ctr").stop(Duration.ZERO);
 
-        await().atMost(WAIT).until(() -> {
-            var waiting = fixture.get(pod).getStatus().getContainerStatuses().get(0).getState().getWaiting();
-            return waiting != null && "CreateContainerError".equals(waiting.getReason());
-        });
+        await().atMost(WAIT).until(() -> fixture.get(pod).getStatus().getContainerStatuses().stream()
+                .anyMatch(c -> c.getState().getWaiting() != null
+                        && "CreateContainerError".equals(c.getState().getWaiting().getReason())));
         var waiting = fixture.get(pod).getStatus().getContainerStatuses().get(0).getState().getWaiting();
-        assertThat(waiting.getMessage()).isEqualTo("failed to inject CDI devices: unresolvable CDI devices "
-                + DRIVER + "/test=claim-" + claim.getMetadata().getUid() + "-req");
+        assertThat(waiting.getMessage()).isEqualTo("failed to create containerd container: CDI device injection "
+                + "failed: unresolvable CDI devices " + DRIVER + "/test=claim-" + claim.getMetadata().getUid() + "-req");
         assertThat(fixture.events(pod, "Failed")).extracting(e -> e.getMessage())
                 .contains("Error: " + waiting.getMessage());
     }

@@ -15,6 +15,10 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import io.kdra.cluster.runtime.ContainerRuntime;
+import io.kdra.cluster.runtime.ProcessRuntime;
+import io.kdra.cluster.runtime.RunningContainer;
 import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.KubeClients;
 import io.kdra.plugin.KubeletPlugin;
@@ -34,6 +38,8 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -52,11 +58,12 @@ final class KubeletFixture implements AutoCloseable {
     final KubeClients clients = KubeClients.create();
     final KubernetesClient admin = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
     final KubeletHost host = KubeletHost.create(4);
+    private final ExecutorService pumps = Executors.newCachedThreadPool();
     final Path base;
     private final Deque<AutoCloseable> cleanup = new ArrayDeque<>();
 
     /** A started kubelet with its runtime. */
-    record Node(String name, SimulatedKubelet kubelet, TestRuntime runtime) {}
+    record Node(String name, SimulatedKubelet kubelet, ContainerRuntime runtime) {}
 
     KubeletFixture() throws IOException {
         base = Files.createTempDirectory(Path.of("/tmp"), "kd");
@@ -90,7 +97,8 @@ final class KubeletFixture implements AutoCloseable {
         String name = uniqueNodeName();
         KubeletConfig config = adjust.apply(KubeletConfig.of(name, base.resolve(name),
                 KubernetesVersion.parse(version)));
-        TestRuntime runtime = new TestRuntime(config.cdiDirectory());
+        ContainerRuntime runtime = new ProcessRuntime(config.cdiDirectory(), config.rootDirectory().resolve("containers"),
+                host.executor(), pumps);
         SimulatedKubelet kubelet = new SimulatedKubelet(config, nodeClient(name), runtime, host);
         cleanup.push(runtime);
         cleanup.push(kubelet);
@@ -181,6 +189,31 @@ final class KubeletFixture implements AutoCloseable {
         }
     }
 
+    /** The running instance of a pod's container on the node, or null. */
+    static RunningContainer running(Node node, String namespace, String pod, String container) {
+        for (RunningContainer instance : node.runtime().running()) {
+            if (instance.config().id().equals(new PodContainer(namespace, pod, container))) {
+                return instance;
+            }
+        }
+        return null;
+    }
+
+    /** The environment a command exec'd in the container sees. */
+    static Map<String, String> env(Node node, String namespace, String pod, String container) throws Exception {
+        Process process = node.runtime().exec(new PodContainer(namespace, pod, container), List.of("env"));
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor();
+        Map<String, String> env = new LinkedHashMap<>();
+        for (String line : output.split("\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                env.put(line.substring(0, equals), line.substring(equals + 1));
+            }
+        }
+        return env;
+    }
+
     Pod get(Pod pod) {
         return admin.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
     }
@@ -207,6 +240,7 @@ final class KubeletFixture implements AutoCloseable {
             }
         }
         host.close();
+        pumps.shutdownNow();
         clients.close();
         server.close();
         try (Stream<Path> files = Files.walk(base)) {

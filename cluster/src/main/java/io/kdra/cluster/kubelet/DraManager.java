@@ -294,13 +294,6 @@ final class DraManager implements DraPluginManager.HealthListener {
         }
     }
 
-    /** Whether any claim entry still references the pod (its termination is not finished before that is false). */
-    boolean hasPodReference(String podUid) {
-        synchronized (lock) {
-            return cache.values().stream().anyMatch(info -> info.podUids.contains(podUid));
-        }
-    }
-
     /**
      * Unprepares the claims of pods that are no longer active (force-deleted pods, terminations the kubelet missed).
      * Failures are logged and retried at the next period.

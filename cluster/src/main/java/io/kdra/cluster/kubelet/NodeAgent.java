@@ -65,10 +65,6 @@ final class NodeAgent {
         }
     }
 
-    String nodeUid() {
-        return nodeUid;
-    }
-
     private void register() {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("kubernetes.io/hostname", config.nodeName());

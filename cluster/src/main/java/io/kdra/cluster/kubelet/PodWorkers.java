@@ -17,7 +17,6 @@ import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
 import io.kdra.cluster.runtime.RunningContainer;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -57,6 +56,7 @@ final class PodWorkers {
     private volatile boolean running;
     private SharedIndexInformer<Pod> informer;
     private ScheduledFuture<?> reconcile;
+    private boolean orphansRemoved;
 
     PodWorkers(KubeletConfig config, KubernetesClient client, KubeletHost host, ContainerRuntime runtime,
             DraManager dra) {
@@ -92,11 +92,8 @@ final class PodWorkers {
                         removedFromApi(pod);
                     }
                 }, 0);
-        // Only once the informer has listed the node's pods can containers and claims of vanished pods be told apart.
-        stopOrphanedContainers();
         long period = config.timing().reconcilePeriod().toMillis();
-        reconcile = host.executor().scheduleWithFixedDelay(() -> dra.reconcile(activePodUids()), 0, period,
-                TimeUnit.MILLISECONDS);
+        reconcile = host.executor().scheduleWithFixedDelay(this::reconcile, 0, period, TimeUnit.MILLISECONDS);
     }
 
     /** Stops watching and syncing; containers keep running, as they do when a real kubelet restarts. */
@@ -119,9 +116,38 @@ final class PodWorkers {
         adopted.clear();
     }
 
-    /** Pods the kubelet still runs or terminates: their claims are in use. */
-    Set<String> activePodUids() {
+    /**
+     * Once the informer has listed the node's pods (upstream waits for its config sources the same way), removes the
+     * sandboxes of pods that vanished while the kubelet was down and unprepares claims of pods no longer active.
+     */
+    private void reconcile() {
+        if (!running || !informer.hasSynced()) {
+            return;
+        }
+        try {
+            if (!orphansRemoved) {
+                removeOrphanedPods();
+                orphansRemoved = true;
+            }
+            dra.reconcile(activePodUids());
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: reconciling claims failed", config.nodeName(), e);
+        }
+    }
+
+    /**
+     * Pods whose claims are in use: every pod of the node the API knows, unless the kubelet has finished it (the
+     * informer's store, not the workers, because workers are created asynchronously after the store is filled), and
+     * the pods the kubelet is still terminating.
+     */
+    private Set<String> activePodUids() {
         Set<String> active = new HashSet<>();
+        for (Pod pod : informer.getStore().list()) {
+            PodState state = pods.get(pod.getMetadata().getUid());
+            if (state == null || !state.finished) {
+                active.add(pod.getMetadata().getUid());
+            }
+        }
         for (PodState state : pods.values()) {
             if (!state.finished) {
                 active.add(state.uid);
@@ -140,7 +166,7 @@ final class PodWorkers {
         }
     }
 
-    private void stopOrphanedContainers() {
+    private void removeOrphanedPods() {
         Set<String> known = new HashSet<>();
         informer.getStore().list().forEach(pod -> known.add(pod.getMetadata().getUid()));
         for (var entry : adopted.entrySet()) {
@@ -676,9 +702,5 @@ final class PodWorkers {
         String key() {
             return namespace + "/" + name;
         }
-    }
-
-    static String now() {
-        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     }
 }

@@ -231,7 +231,7 @@ final class KubeletFixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         while (!cleanup.isEmpty()) {
             try {
                 cleanup.pop().close();

@@ -114,8 +114,7 @@ class NodeAndRegistrationTest {
     @Test
     void aFailedGetInfoIsRetriedUntilRegistrationSucceeds() throws Exception {
         KubeletFixture.Node node = fixture.kubelet("1.34");
-        KubeletFixture.Node stopped = node;
-        stopped.kubelet().stop();
+        node.kubelet().stop();
         ExamplePlugin driver = fixture.driver(node, "retry.example.com");
         driver.setGetInfoError("not ready yet");
         node.kubelet().start();
@@ -139,6 +138,23 @@ class NodeAndRegistrationTest {
         await().atMost(WAIT).until(driver::isRegistered);
     }
 
+    @Test
+    void aSecondInstanceCannotTakeTheEndpointOfTheFirst() throws Exception {
+        KubeletFixture.Node node = fixture.kubelet("1.34");
+        ExamplePlugin first = fixture.driver(node, "dup.example.com");
+        await().atMost(WAIT).until(first::isRegistered);
+        String taken = first.kubeletPlugin().draSocket().toString();
+
+        ExamplePlugin second = fixture.driver(node, "dup.example.com", 4, plugin -> plugin.rollingUpdate("second")
+                .unaryInterceptor(rewriteGetInfo(info -> info.toBuilder().setEndpoint(taken).build())));
+
+        await().atMost(WAIT).until(() -> second.kubeletPlugin().registrationStatus().isPresent());
+        assertThat(second.kubeletPlugin().registrationStatus().get().error()).isEqualTo(
+                "RegisterPlugin error -- plugin registration failed with err: endpoint " + taken
+                        + " already registered for DRA driver plugin dup.example.com");
+        assertThat(first.isRegistered()).isTrue();
+    }
+
     /** Which DRA method the kubelet calls: prepare a claim through a pod and look at the driver's history. */
     private static String preparedMethod(KubeletFixture.Node node, ExamplePlugin driver) throws Exception {
         String namespace = fixture.namespace();
@@ -158,6 +174,15 @@ class NodeAndRegistrationTest {
 
     /** Rewrites GetInfo answers so that the plugin lists its services in the opposite order. */
     private static ServerInterceptor reverseSupportedVersions() {
+        return rewriteGetInfo(info -> {
+            List<String> reversed = new java.util.ArrayList<>(info.getSupportedVersionsList());
+            java.util.Collections.reverse(reversed);
+            return info.toBuilder().clearSupportedVersions().addAllSupportedVersions(reversed).build();
+        });
+    }
+
+    /** Changes what the plugin answers to GetInfo. */
+    private static ServerInterceptor rewriteGetInfo(java.util.function.UnaryOperator<PluginInfo> change) {
         return new ServerInterceptor() {
             @Override
             public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
@@ -166,13 +191,7 @@ class NodeAndRegistrationTest {
                     @Override
                     @SuppressWarnings("unchecked")
                     public void sendMessage(A message) {
-                        if (message instanceof PluginInfo info) {
-                            List<String> reversed = new java.util.ArrayList<>(info.getSupportedVersionsList());
-                            java.util.Collections.reverse(reversed);
-                            message = (A) info.toBuilder().clearSupportedVersions().addAllSupportedVersions(reversed)
-                                    .build();
-                        }
-                        super.sendMessage(message);
+                        super.sendMessage(message instanceof PluginInfo info ? (A) change.apply(info) : message);
                     }
                 }, headers);
             }

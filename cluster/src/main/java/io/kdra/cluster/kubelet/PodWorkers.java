@@ -356,13 +356,16 @@ final class PodWorkers {
             String message = "back-off " + goDuration(record.backoff) + " restarting failed container="
                     + container.getName() + " pod=" + state.pod.getMetadata().getName() + "_"
                     + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")";
-            if (!"CrashLoopBackOff".equals(record.waitingReason)) {
+            // A container that could not even be created keeps showing why while it waits.
+            if (record.waitingReason == null) {
                 events.warning(state.pod, container.getName(), "BackOff", "Back-off restarting failed container "
                         + container.getName() + " in pod " + state.pod.getMetadata().getName() + "_"
                         + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")");
             }
-            record.waitingReason = "CrashLoopBackOff";
-            record.waitingMessage = message;
+            if (record.waitingReason == null || record.waitingReason.equals("CrashLoopBackOff")) {
+                record.waitingReason = "CrashLoopBackOff";
+                record.waitingMessage = message;
+            }
             retryLater(state, Duration.between(now, record.restartAt));
             return;
         }

@@ -324,10 +324,9 @@ class DraPodTest {
         // The container dies on its own (as if OOM-killed); its restart cannot resolve the CDI device any more.
         KubeletFixture.running(node, namespace, "p", "ctr").stop(Duration.ZERO);
 
-        await().atMost(WAIT).until(() -> fixture.get(pod).getStatus().getContainerStatuses().stream()
-                .anyMatch(c -> c.getState().getWaiting() != null
-                        && "CreateContainerError".equals(c.getState().getWaiting().getReason())));
-        var waiting = fixture.get(pod).getStatus().getContainerStatuses().get(0).getState().getWaiting();
+        var waiting = await().atMost(WAIT).until(() -> fixture.get(pod).getStatus().getContainerStatuses().stream()
+                .map(c -> c.getState().getWaiting()).filter(w -> w != null).findFirst().orElse(null),
+                w -> w != null && "CreateContainerError".equals(w.getReason()));
         assertThat(waiting.getMessage()).isEqualTo("failed to create containerd container: CDI device injection "
                 + "failed: unresolvable CDI devices " + DRIVER + "/test=claim-" + claim.getMetadata().getUid() + "-req");
         assertThat(fixture.events(pod, "Failed")).extracting(e -> e.getMessage())

@@ -1,0 +1,709 @@
+package io.kdra.cluster.kubelet;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import io.kdra.cluster.runtime.ContainerConfig;
+import io.kdra.cluster.runtime.ContainerRuntime;
+import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
+import io.kdra.cluster.runtime.RunningContainer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pods of one node: an informer on the pods bound to it, and one serialized worker per pod that drives its
+ * lifecycle as the kubelet's pod workers and {@code SyncPod} do: prepare DRA resources (a failure is a Warning
+ * {@code FailedPrepareDynamicResources} event and a retry with back-off), init containers one after the other, then
+ * the containers, restarts by {@code restartPolicy} with crash-loop back-off, status through {@code pods/status}, and
+ * termination (stop with the grace period, unprepare, then delete with grace 0 and the pod's UID as precondition).
+ * Waits for container exits are callbacks, never a blocked thread.
+ */
+final class PodWorkers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PodWorkers.class);
+    private static final Duration MINIMUM_GRACE_PERIOD = Duration.ofSeconds(2);
+
+    private final KubeletConfig config;
+    private final KubernetesClient client;
+    private final KubeletHost host;
+    private final ContainerRuntime runtime;
+    private final DraManager dra;
+    private final EventRecorder events;
+    private final ContainerEnvironment environment;
+    private final Map<String, PodState> pods = new ConcurrentHashMap<>();
+    /** Containers found running at start, by pod UID, until their pod shows up. */
+    private final Map<String, List<RunningContainer>> adopted = new ConcurrentHashMap<>();
+    private volatile boolean running;
+    private SharedIndexInformer<Pod> informer;
+    private ScheduledFuture<?> reconcile;
+    private boolean orphansRemoved;
+
+    PodWorkers(KubeletConfig config, KubernetesClient client, KubeletHost host, ContainerRuntime runtime,
+            DraManager dra) {
+        this.config = config;
+        this.client = client;
+        this.host = host;
+        this.runtime = runtime;
+        this.dra = dra;
+        this.events = new EventRecorder(client, config.nodeName(), host.executor());
+        this.environment = new ContainerEnvironment(client, config.nodeName());
+    }
+
+    /** Adopts the runtime's running containers, starts watching the node's pods and the DRA reconcile loop. */
+    void start() {
+        running = true;
+        for (RunningContainer container : runtime.running()) {
+            adopted.computeIfAbsent(container.config().podUid(), uid -> new ArrayList<>()).add(container);
+        }
+        informer = client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName())
+                .inform(new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(Pod pod) {
+                        upsert(pod);
+                    }
+
+                    @Override
+                    public void onUpdate(Pod old, Pod pod) {
+                        upsert(pod);
+                    }
+
+                    @Override
+                    public void onDelete(Pod pod, boolean finalStateUnknown) {
+                        removedFromApi(pod);
+                    }
+                }, 0);
+        long period = config.timing().reconcilePeriod().toMillis();
+        reconcile = host.executor().scheduleWithFixedDelay(this::reconcile, 0, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops watching and syncing; containers keep running, as they do when a real kubelet restarts. */
+    void stop() {
+        running = false;
+        if (informer != null) {
+            informer.stop();
+        }
+        if (reconcile != null) {
+            reconcile.cancel(false);
+        }
+        for (PodState state : pods.values()) {
+            synchronized (state) {
+                if (state.retry != null) {
+                    state.retry.cancel(false);
+                }
+            }
+        }
+        pods.clear();
+        adopted.clear();
+    }
+
+    /**
+     * Once the informer has listed the node's pods (upstream waits for its config sources the same way), removes the
+     * sandboxes of pods that vanished while the kubelet was down and unprepares claims of pods no longer active.
+     */
+    private void reconcile() {
+        if (!running || !informer.hasSynced()) {
+            return;
+        }
+        try {
+            if (!orphansRemoved) {
+                removeOrphanedPods();
+                orphansRemoved = true;
+            }
+            dra.reconcile(activePodUids());
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: reconciling claims failed", config.nodeName(), e);
+        }
+    }
+
+    /**
+     * Pods whose claims are in use: every pod of the node the API knows, unless the kubelet has finished it (the
+     * informer's store, not the workers, because workers are created asynchronously after the store is filled), and
+     * the pods the kubelet is still terminating.
+     */
+    private Set<String> activePodUids() {
+        Set<String> active = new HashSet<>();
+        for (Pod pod : informer.getStore().list()) {
+            PodState state = pods.get(pod.getMetadata().getUid());
+            if (state == null || !state.finished) {
+                active.add(pod.getMetadata().getUid());
+            }
+        }
+        for (PodState state : pods.values()) {
+            if (!state.finished) {
+                active.add(state.uid);
+            }
+        }
+        return active;
+    }
+
+    /** Device health changed for these pods: their container statuses are written again. */
+    void healthChanged(Set<String> podUids) {
+        for (String uid : podUids) {
+            PodState state = pods.get(uid);
+            if (state != null) {
+                enqueue(state);
+            }
+        }
+    }
+
+    private void removeOrphanedPods() {
+        Set<String> known = new HashSet<>();
+        informer.getStore().list().forEach(pod -> known.add(pod.getMetadata().getUid()));
+        for (var entry : adopted.entrySet()) {
+            if (!known.contains(entry.getKey())) {
+                // The pod is gone from the API: its sandbox goes too (its claims are the reconcile loop's).
+                adopted.remove(entry.getKey());
+                runtime.removePod(entry.getKey());
+            }
+        }
+    }
+
+    private void upsert(Pod pod) {
+        if (!running) {
+            return;
+        }
+        String uid = pod.getMetadata().getUid();
+        PodState state = pods.get(uid);
+        if (state == null) {
+            PodState created = new PodState(pod, adopted.remove(uid));
+            state = pods.putIfAbsent(uid, created);
+            if (state == null) {
+                state = created;
+                for (ContainerRecord record : created.containers.values()) {
+                    if (record.current != null) {
+                        record.current.exit().whenComplete((code, error) -> enqueue(created));
+                    }
+                }
+            }
+        }
+        state.pod = pod;
+        enqueue(state);
+    }
+
+    private void removedFromApi(Pod pod) {
+        PodState state = pods.get(pod.getMetadata().getUid());
+        if (state != null) {
+            state.apiDeleted = true;
+            enqueue(state);
+        }
+    }
+
+    private void enqueue(PodState state) {
+        synchronized (state) {
+            if (state.syncing) {
+                state.dirty = true;
+                return;
+            }
+            if (state.queued) {
+                return;
+            }
+            state.queued = true;
+        }
+        host.executor().execute(() -> runSync(state));
+    }
+
+    private void retryLater(PodState state, Duration delay) {
+        synchronized (state) {
+            if (state.retry != null) {
+                state.retry.cancel(false);
+            }
+            state.retry = host.executor().schedule(() -> enqueue(state), delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void runSync(PodState state) {
+        synchronized (state) {
+            state.queued = false;
+            state.syncing = true;
+            state.dirty = false;
+        }
+        try {
+            if (running && pods.get(state.uid) == state) {
+                sync(state);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: syncing pod {} failed", config.nodeName(), state.key(), e);
+            retryLater(state, config.timing().podRetryMaxBackoff());
+        } finally {
+            boolean again;
+            synchronized (state) {
+                state.syncing = false;
+                again = state.dirty;
+            }
+            if (again) {
+                enqueue(state);
+            }
+        }
+    }
+
+    private void sync(PodState state) {
+        Pod pod = state.pod;
+        collectExits(state);
+        if (state.apiDeleted || pod.getMetadata().getDeletionTimestamp() != null) {
+            terminate(state);
+            return;
+        }
+        if (state.finished) {
+            finishTerminalPod(state);
+            return;
+        }
+        if (!state.prepared) {
+            try {
+                dra.prepare(pod);
+                state.prepared = true;
+                state.prepareBackoff = null;
+            } catch (DraManager.DraException e) {
+                LOG.info("node {}: preparing dynamic resources of pod {} failed: {}", config.nodeName(), state.key(),
+                        e.getMessage());
+                events.warning(pod, null, "FailedPrepareDynamicResources",
+                        "Failed to prepare dynamic resources: prepare dynamic resources: " + e.getMessage());
+                state.prepareBackoff = nextBackoff(state.prepareBackoff, config.timing().podRetryInitialBackoff(),
+                        config.timing().podRetryMaxBackoff());
+                writeStatus(state);
+                retryLater(state, state.prepareBackoff);
+                return;
+            }
+        }
+        if (state.startTime == null) {
+            state.startTime = Instant.now();
+        }
+        String restartPolicy = pod.getSpec().getRestartPolicy() == null ? "Always" : pod.getSpec().getRestartPolicy();
+        if (!state.initialized) {
+            runInitContainers(state, restartPolicy);
+        }
+        if (state.initialized && !state.failed) {
+            for (Container container : pod.getSpec().getContainers()) {
+                ContainerRecord record = state.record(container.getName(), false);
+                if (record.current != null) {
+                    continue;
+                }
+                if (record.lastTermination == null) {
+                    startContainer(state, container, record);
+                } else if (restarts(restartPolicy, record.lastTermination.exitCode())) {
+                    restartWithBackoff(state, container, record);
+                }
+            }
+        }
+        state.phase = phase(state, restartPolicy);
+        writeStatus(state);
+        if (state.phase.equals("Succeeded") || state.phase.equals("Failed")) {
+            state.finished = true;
+            finishTerminalPod(state);
+        }
+    }
+
+    private void runInitContainers(PodState state, String restartPolicy) {
+        Pod pod = state.pod;
+        for (Container container : pod.getSpec().getInitContainers()) {
+            ContainerRecord record = state.record(container.getName(), true);
+            if (record.current != null) {
+                return;
+            }
+            if (record.lastTermination == null) {
+                startContainer(state, container, record);
+                return;
+            }
+            if (record.lastTermination.exitCode() == 0) {
+                continue;
+            }
+            if (restartPolicy.equals("Never")) {
+                state.failed = true;
+                return;
+            }
+            restartWithBackoff(state, container, record);
+            return;
+        }
+        state.initialized = true;
+    }
+
+    private static boolean restarts(String restartPolicy, int exitCode) {
+        return restartPolicy.equals("Always") || (restartPolicy.equals("OnFailure") && exitCode != 0);
+    }
+
+    /** The crash-loop back-off: the first restart is immediate, then podRetryInitialBackoff doubling to the cap. */
+    private void restartWithBackoff(PodState state, Container container, ContainerRecord record) {
+        Instant now = Instant.now();
+        if (record.restartAt == null) {
+            if (record.backoff == null) {
+                record.backoff = Duration.ZERO;
+            } else {
+                record.backoff = nextBackoff(record.backoff.isZero() ? null : record.backoff,
+                        config.timing().podRetryInitialBackoff(), config.timing().containerRestartMaxBackoff());
+            }
+            record.restartAt = now.plus(record.backoff);
+        }
+        if (record.restartAt.isAfter(now)) {
+            String message = "back-off " + goDuration(record.backoff) + " restarting failed container="
+                    + container.getName() + " pod=" + state.pod.getMetadata().getName() + "_"
+                    + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")";
+            // A container that could not even be created keeps showing why while it waits.
+            if (record.waitingReason == null) {
+                events.warning(state.pod, container.getName(), "BackOff", "Back-off restarting failed container "
+                        + container.getName() + " in pod " + state.pod.getMetadata().getName() + "_"
+                        + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")");
+            }
+            if (record.waitingReason == null || record.waitingReason.equals("CrashLoopBackOff")) {
+                record.waitingReason = "CrashLoopBackOff";
+                record.waitingMessage = message;
+            }
+            retryLater(state, Duration.between(now, record.restartAt));
+            return;
+        }
+        record.restartAt = null;
+        record.restartCount++;
+        startContainer(state, container, record);
+    }
+
+    private void startContainer(PodState state, Container container, ContainerRecord record) {
+        Pod pod = state.pod;
+        List<String> cdiDevices;
+        Map<String, String> env;
+        try {
+            cdiDevices = dra.cdiDevices(pod, container);
+            env = environment.environment(pod, container);
+        } catch (DraManager.DraException | ContainerEnvironment.ConfigException e) {
+            failStart(state, container, record, "CreateContainerConfigError", e.getMessage());
+            return;
+        }
+        ContainerConfig containerConfig = new ContainerConfig(
+                new PodContainer(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), container.getName()),
+                state.uid, record.restartCount, container.getImage(), ContainerEnvironment.command(container, env),
+                env, container.getWorkingDir(), cdiDevices);
+        RunningContainer started;
+        try {
+            started = runtime.start(containerConfig);
+        } catch (ContainerStartException e) {
+            failStart(state, container, record, "CreateContainerError", e.getMessage());
+            return;
+        }
+        record.current = started;
+        record.waitingReason = null;
+        record.waitingMessage = null;
+        events.normal(pod, container.getName(), "Created", "Created container: " + container.getName());
+        events.normal(pod, container.getName(), "Started", "Started container " + container.getName());
+        started.exit().whenComplete((code, error) -> enqueue(state));
+    }
+
+    private void failStart(PodState state, Container container, ContainerRecord record, String reason,
+            String message) {
+        record.waitingReason = reason;
+        record.waitingMessage = message;
+        events.warning(state.pod, container.getName(), "Failed", "Error: " + message);
+        record.startBackoff = nextBackoff(record.startBackoff, config.timing().podRetryInitialBackoff(),
+                config.timing().podRetryMaxBackoff());
+        retryLater(state, record.startBackoff);
+    }
+
+    /** Records the end of container instances that exited since the last sync. */
+    private void collectExits(PodState state) {
+        for (ContainerRecord record : state.containers.values()) {
+            RunningContainer current = record.current;
+            if (current == null || !current.exit().isDone()) {
+                continue;
+            }
+            int code = current.exit().handle((exit, error) -> exit == null ? 137 : exit).join();
+            Instant finished = Instant.now();
+            record.lastTermination = new Termination(code, code == 0 ? "Completed" : "Error", current.startedAt(),
+                    finished, containerId(state.uid, record.name, current.config().attempt()));
+            record.current = null;
+            // A container that ran for long enough starts its crash-loop back-off over.
+            if (Duration.between(current.startedAt(), finished)
+                    .compareTo(config.timing().containerRestartMaxBackoff().multipliedBy(2)) > 0) {
+                record.backoff = null;
+            }
+        }
+    }
+
+    private String phase(PodState state, String restartPolicy) {
+        Pod pod = state.pod;
+        if (state.failed) {
+            return "Failed";
+        }
+        if (!state.initialized) {
+            return "Pending";
+        }
+        boolean anyRunning = false;
+        boolean allDone = true;
+        boolean anyFailed = false;
+        for (Container container : pod.getSpec().getContainers()) {
+            ContainerRecord record = state.containers.get(container.getName());
+            if (record == null) {
+                allDone = false;
+                continue;
+            }
+            if (record.current != null) {
+                anyRunning = true;
+                allDone = false;
+            } else if (record.lastTermination == null || restarts(restartPolicy, record.lastTermination.exitCode())) {
+                allDone = false;
+                if (record.lastTermination != null) {
+                    anyRunning = true;
+                }
+            } else if (record.lastTermination.exitCode() != 0) {
+                anyFailed = true;
+            }
+        }
+        if (allDone) {
+            return anyFailed ? "Failed" : "Succeeded";
+        }
+        return anyRunning ? "Running" : "Pending";
+    }
+
+    /** A finished pod's claims are unprepared; its API object stays until someone deletes it. */
+    private void finishTerminalPod(PodState state) {
+        if (state.unprepared) {
+            return;
+        }
+        try {
+            dra.unprepare(state.pod);
+            state.unprepared = true;
+        } catch (DraManager.DraException e) {
+            LOG.info("node {}: unpreparing resources of finished pod {} failed, retrying: {}", config.nodeName(),
+                    state.key(), e.getMessage());
+            state.unprepareBackoff = nextBackoff(state.unprepareBackoff, config.timing().podRetryInitialBackoff(),
+                    config.timing().podRetryMaxBackoff());
+            retryLater(state, state.unprepareBackoff);
+        }
+    }
+
+    /**
+     * Termination: stop every container with the pod's grace period, wait for them (callbacks re-run this), unprepare
+     * the claims after all containers stopped and before the API object goes, then delete the object with grace 0
+     * and the UID precondition.
+     */
+    private void terminate(PodState state) {
+        Pod pod = state.pod;
+        if (!state.killed) {
+            state.killed = true;
+            Duration grace = gracePeriod(pod);
+            for (ContainerRecord record : state.containers.values()) {
+                if (record.current != null) {
+                    events.normal(pod, record.name, "Killing", "Stopping container " + record.name);
+                    record.current.stop(grace);
+                }
+            }
+        }
+        if (state.containers.values().stream().anyMatch(record -> record.current != null)) {
+            return;
+        }
+        if (!state.unprepared) {
+            try {
+                dra.unprepare(pod);
+                state.unprepared = true;
+            } catch (DraManager.DraException e) {
+                LOG.info("node {}: unpreparing resources of terminating pod {} failed, retrying: {}",
+                        config.nodeName(), state.key(), e.getMessage());
+                state.unprepareBackoff = nextBackoff(state.unprepareBackoff, config.timing().podRetryInitialBackoff(),
+                        config.timing().podRetryMaxBackoff());
+                retryLater(state, state.unprepareBackoff);
+                return;
+            }
+        }
+        state.finished = true;
+        if (!state.apiDeleted) {
+            if (!state.phase.equals("Succeeded") && !state.phase.equals("Failed")) {
+                state.phase = "Failed";
+            }
+            writeStatus(state);
+            deleteFromApi(pod);
+        }
+        pods.remove(state.uid, state);
+        runtime.removePod(state.uid);
+    }
+
+    private Duration gracePeriod(Pod pod) {
+        Long seconds = pod.getMetadata().getDeletionGracePeriodSeconds();
+        if (seconds == null) {
+            seconds = pod.getSpec().getTerminationGracePeriodSeconds();
+        }
+        Duration grace = Duration.ofSeconds(seconds == null ? 30 : seconds);
+        return grace.compareTo(MINIMUM_GRACE_PERIOD) < 0 ? MINIMUM_GRACE_PERIOD : grace;
+    }
+
+    /** The status manager's final delete: grace 0, only this pod (a new pod of the same name has another UID). */
+    private void deleteFromApi(Pod pod) {
+        String namespace = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        String body = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"gracePeriodSeconds\":0,"
+                + "\"preconditions\":{\"uid\":\"" + pod.getMetadata().getUid() + "\"}}";
+        HttpClient http = client.getHttpClient();
+        String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + namespace
+                + "/pods/" + name;
+        try {
+            HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder().uri(url)
+                    .delete("application/json", body).build(), String.class).get(30, TimeUnit.SECONDS);
+            if (response.code() >= 300 && response.code() != 404 && response.code() != 409) {
+                LOG.info("node {}: deleting pod {}/{} answered {}: {}", config.nodeName(), namespace, name,
+                        response.code(), response.body());
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            LOG.info("node {}: deleting pod {}/{} failed: {}", config.nodeName(), namespace, name, e.toString());
+        }
+    }
+
+    private void writeStatus(PodState state) {
+        if (!running || state.apiDeleted) {
+            return;
+        }
+        Map<String, Object> status = PodStatusWriter.status(state, dra);
+        Map<String, Object> patch = Map.of("metadata", Map.of("uid", state.uid), "status", status);
+        String json = client.getKubernetesSerialization().asJson(patch);
+        if (json.equals(state.lastStatus)) {
+            return;
+        }
+        try {
+            client.pods().inNamespace(state.namespace).withName(state.name).subresource("status")
+                    .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json);
+            state.lastStatus = json;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                LOG.info("node {}: writing the status of pod {} failed: {}", config.nodeName(), state.key(),
+                        e.getMessage());
+                retryLater(state, config.timing().podRetryInitialBackoff());
+            }
+        }
+    }
+
+    static String containerId(String podUid, String container, int attempt) {
+        return "kdra://" + podUid + "/" + container + "/" + attempt;
+    }
+
+    private static Duration nextBackoff(Duration previous, Duration initial, Duration max) {
+        if (previous == null) {
+            return initial;
+        }
+        Duration doubled = previous.multipliedBy(2);
+        return doubled.compareTo(max) > 0 ? max : doubled;
+    }
+
+    /** A duration as Go prints it in back-off messages ({@code 10s}, {@code 2m40s}, {@code 200ms}). */
+    static String goDuration(Duration duration) {
+        if (duration.compareTo(Duration.ofSeconds(1)) < 0) {
+            return duration.toMillis() + "ms";
+        }
+        long seconds = duration.getSeconds();
+        String millis = duration.toMillisPart() == 0 ? "" : String.format(".%03d", duration.toMillisPart())
+                .replaceAll("0+$", "");
+        return (seconds >= 60 ? seconds / 60 + "m" : "") + seconds % 60 + millis + "s";
+    }
+
+    /** How one container instance ended. */
+    record Termination(int exitCode, String reason, Instant startedAt, Instant finishedAt, String containerId) {}
+
+    /** The kubelet's view of one container of a pod. */
+    static final class ContainerRecord {
+        final String name;
+        final boolean init;
+        RunningContainer current;
+        int restartCount;
+        Termination lastTermination;
+        String waitingReason;
+        String waitingMessage;
+        Duration backoff;
+        Instant restartAt;
+        Duration startBackoff;
+
+        ContainerRecord(String name, boolean init) {
+            this.name = name;
+            this.init = init;
+        }
+    }
+
+    /** One pod's worker state; fields other than the scheduling flags are only touched by its (serial) syncs. */
+    static final class PodState {
+        final String uid;
+        final String namespace;
+        final String name;
+        volatile Pod pod;
+        volatile boolean apiDeleted;
+        /** Guarded by this. */
+        boolean queued;
+        boolean syncing;
+        boolean dirty;
+        ScheduledFuture<?> retry;
+
+        final Map<String, ContainerRecord> containers = new LinkedHashMap<>();
+        boolean prepared;
+        Duration prepareBackoff;
+        Duration unprepareBackoff;
+        boolean initialized;
+        boolean failed;
+        boolean killed;
+        boolean unprepared;
+        volatile boolean finished;
+        Instant startTime;
+        String phase = "Pending";
+        String lastStatus;
+        final Map<String, Map.Entry<String, String>> conditions = new HashMap<>();
+
+        PodState(Pod pod, List<RunningContainer> adopted) {
+            this.uid = pod.getMetadata().getUid();
+            this.namespace = pod.getMetadata().getNamespace();
+            this.name = pod.getMetadata().getName();
+            this.pod = pod;
+            String apiPhase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+            if ("Succeeded".equals(apiPhase) || "Failed".equals(apiPhase)) {
+                // Finished before this kubelet (re)started: nothing runs again, claims may still need unpreparing.
+                phase = apiPhase;
+                finished = true;
+                prepared = true;
+                initialized = true;
+            }
+            if (adopted != null && !adopted.isEmpty()) {
+                // A restarted kubelet finds the pod's sandbox running: no new prepare, the running instances go on.
+                prepared = true;
+                startTime = pod.getStatus() != null && pod.getStatus().getStartTime() != null
+                        ? Instant.parse(pod.getStatus().getStartTime()) : Instant.now();
+                for (RunningContainer container : adopted) {
+                    String containerName = container.config().id().container();
+                    boolean init = pod.getSpec().getInitContainers().stream()
+                            .anyMatch(c -> c.getName().equals(containerName));
+                    ContainerRecord record = record(containerName, init);
+                    record.current = container;
+                    record.restartCount = container.config().attempt();
+                    if (!init) {
+                        initialized = true;
+                    }
+                }
+                if (initialized) {
+                    for (Container init : pod.getSpec().getInitContainers()) {
+                        record(init.getName(), true).lastTermination = new Termination(0, "Completed", startTime,
+                                startTime, containerId(uid, init.getName(), 0));
+                    }
+                }
+            }
+        }
+
+        ContainerRecord record(String containerName, boolean init) {
+            return containers.computeIfAbsent((init ? "init:" : "") + containerName,
+                    key -> new ContainerRecord(containerName, init));
+        }
+
+        String key() {
+            return namespace + "/" + name;
+        }
+    }
+}

@@ -7,8 +7,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,7 +38,7 @@ class SchedulerBindingTest {
         cluster.slice("node-b", 2);
         cluster.deviceClass(SchedulerFixture.CLASS);
         List<ResourceClaim> claimVersions = new CopyOnWriteArrayList<>();
-        try (Watch watch = cluster.client.resources(ResourceClaim.class).watch(recorder(claimVersions))) {
+        try (Watch watch = cluster.client.resources(ResourceClaim.class).watch(SchedulerFixture.recorder(claimVersions))) {
             Pod pod = cluster.templatePod("p");
             ResourceClaim claim = cluster.generateClaim(pod, SchedulerFixture.CLASS);
 
@@ -115,18 +113,5 @@ class SchedulerBindingTest {
 
     private List<Event> events(String pod) {
         return cluster.client.v1().events().withField("involvedObject.name", pod).list().getItems();
-    }
-
-    private static Watcher<ResourceClaim> recorder(List<ResourceClaim> versions) {
-        return new Watcher<>() {
-            @Override
-            public void eventReceived(Action action, ResourceClaim claim) {
-                versions.add(claim);
-            }
-
-            @Override
-            public void onClose(WatcherException cause) {
-            }
-        };
     }
 }

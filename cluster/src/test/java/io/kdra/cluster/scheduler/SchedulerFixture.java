@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.kdra.allocator.AllocatorFeatures;
 import io.kdra.allocator.StructuredAllocator;
 import io.kdra.allocator.cel.CelSelectorCompiler;
@@ -225,6 +227,20 @@ final class SchedulerFixture implements AutoCloseable {
         return new io.fabric8.kubernetes.api.model.ConditionBuilder().withType(type).withStatus(status)
                 .withReason("Test").withMessage("set by the test").withLastTransitionTime("2026-01-01T00:00:00Z")
                 .build();
+    }
+
+    /** A watcher that records every version of the claims it sees. */
+    static Watcher<ResourceClaim> recorder(List<ResourceClaim> versions) {
+        return new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, ResourceClaim claim) {
+                versions.add(claim);
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+            }
+        };
     }
 
     @Override

@@ -1,12 +1,14 @@
 package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -159,7 +161,7 @@ final class Binder {
                     }
                 }
                 ResourceClaimStatus status = claim.getStatus() == null ? new ResourceClaimStatus()
-                        : new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder(claim.getStatus())
+                        : new ResourceClaimStatusBuilder(claim.getStatus())
                                 .build();
                 AllocationResult newAllocation = allocation != null ? allocation : status.getAllocation();
                 if (bindingConditions && newAllocation != null && newAllocation.getAllocationTimestamp() == null) {
@@ -244,8 +246,7 @@ final class Binder {
         if (response.code() / 100 != 2) {
             String message = response.body();
             try {
-                io.fabric8.kubernetes.api.model.Status status = client.getKubernetesSerialization()
-                        .unmarshal(response.body(), io.fabric8.kubernetes.api.model.Status.class);
+                Status status = client.getKubernetesSerialization().unmarshal(response.body(), Status.class);
                 if (status != null && status.getMessage() != null) {
                     message = status.getMessage();
                 }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,7 +111,7 @@ final class Reporter implements AutoCloseable {
         condition.put("reason", reason);
         condition.put("message", message);
         String patch = client.getKubernetesSerialization()
-                .asJson(Map.of("status", Map.of("conditions", java.util.List.of(condition))));
+                .asJson(Map.of("status", Map.of("conditions", List.of(condition))));
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     }

@@ -169,10 +169,6 @@ final class SchedulingQueue {
         return using;
     }
 
-    int size() {
-        return entries.size();
-    }
-
     private void detach(Entry entry) {
         if (entry.where == null) {
             return;

@@ -70,6 +70,7 @@ final class Binder {
     private final Results results;
     private final boolean bindingConditions;
     private final Duration bindingTimeout;
+    private final String apiBase;
 
     Binder(KubernetesClient client, SchedulerCache cache, Reporter reporter, Results results, boolean bindingConditions,
             Duration bindingTimeout) {
@@ -79,6 +80,8 @@ final class Binder {
         this.results = results;
         this.bindingConditions = bindingConditions;
         this.bindingTimeout = bindingTimeout;
+        String master = client.getMasterUrl().toString();
+        this.apiBase = master.endsWith("/") ? master.substring(0, master.length() - 1) : master;
     }
 
     void bind(BindTask task) {
@@ -232,8 +235,8 @@ final class Binder {
         binding.put("metadata", Map.of("name", pod.getMetadata().getName(),
                 "namespace", pod.getMetadata().getNamespace(), "uid", pod.getMetadata().getUid()));
         binding.put("target", Map.of("apiVersion", "v1", "kind", "Node", "name", node));
-        String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/"
-                + pod.getMetadata().getNamespace() + "/pods/" + pod.getMetadata().getName() + "/binding";
+        String url = apiBase + "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
+                + pod.getMetadata().getName() + "/binding";
         HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
                 .post("application/json", client.getKubernetesSerialization().asJson(binding)).build();
         HttpResponse<String> response;

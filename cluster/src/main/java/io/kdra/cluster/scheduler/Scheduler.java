@@ -121,6 +121,7 @@ public final class Scheduler implements AutoCloseable {
         LOG.info("scheduler {} started", schedulerName);
     }
 
+    /** Stops the informers and every thread of the scheduler; the client stays open (the caller owns it). */
     @Override
     public void close() {
         running = false;
@@ -426,8 +427,9 @@ public final class Scheduler implements AutoCloseable {
     }
 
     private void nodeChanged(Node node) {
-        NodeInfo old = cache.putNode(node);
-        if (NodeInfo.of(node).filtersDifferFrom(old)) {
+        NodeInfo info = NodeInfo.of(node);
+        NodeInfo old = cache.putNode(info);
+        if (info.filtersDifferFrom(old)) {
             moveAll(entry -> !entry.waitingForClaims);
         }
     }

@@ -1,7 +1,6 @@
 package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -87,8 +86,7 @@ final class SchedulerCache {
     // --- nodes
 
     /** @return the previous state of the node, or null */
-    NodeInfo putNode(Node node) {
-        NodeInfo info = NodeInfo.of(node);
+    NodeInfo putNode(NodeInfo info) {
         nodeList = null;
         return nodes.put(info.name(), info);
     }

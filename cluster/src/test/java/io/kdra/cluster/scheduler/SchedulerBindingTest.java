@@ -28,7 +28,9 @@ class SchedulerBindingTest {
 
     @AfterEach
     void stop() {
-        cluster.close();
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     @Test
@@ -109,6 +111,17 @@ class SchedulerBindingTest {
 
         cluster.generateClaim(pod, SchedulerFixture.CLASS);
         await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf("p")));
+    }
+
+    @Test
+    void closeStopsEveryThreadOfTheScheduler() {
+        cluster.node("node-a");
+        cluster.plainPod(SchedulerFixture.podBuilder("p"));
+        await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf("p")));
+        cluster.close();
+        cluster = null;
+        assertThat(Thread.getAllStackTraces().keySet()).noneSatisfy(thread -> assertThat(thread.getName())
+                .startsWith("default-scheduler"));
     }
 
     private List<Event> events(String pod) {

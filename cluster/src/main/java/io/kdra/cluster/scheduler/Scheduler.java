@@ -189,7 +189,7 @@ public final class Scheduler implements AutoCloseable {
                 long now = System.nanoTime();
                 SchedulingQueue.Entry next = queue.pop(now);
                 if (next != null) {
-                    scheduleOne(next);
+                    scheduleOrRetry(next);
                     continue;
                 }
                 long wait = Math.min(queue.nanosUntilDue(now), TimeUnit.SECONDS.toNanos(1));
@@ -203,6 +203,21 @@ public final class Scheduler implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 LOG.error("scheduler error", e);
+            }
+        }
+    }
+
+    /** A cycle that breaks on a bug must not leave its pod in flight forever. */
+    private void scheduleOrRetry(SchedulingQueue.Entry entry) {
+        try {
+            scheduleOne(entry);
+        } catch (RuntimeException e) {
+            LOG.error("scheduling pod {} failed", entry.key, e);
+            Pod pod = cache.pod(entry.key);
+            if (pod == null) {
+                queue.remove(entry.key);
+            } else if (entry.where == SchedulingQueue.Where.IN_FLIGHT) {
+                fail(entry, pod, Reporter.SCHEDULER_ERROR, "internal error: " + e, System.nanoTime());
             }
         }
     }
@@ -501,6 +516,15 @@ public final class Scheduler implements AutoCloseable {
         queue.unschedulableMatching(mayHelp).forEach(this::move);
     }
 
+    /** Ends a pod's time in flight; a new pod of the same name that arrived meanwhile gets its own turn. */
+    private void finishInFlight(Binder.BindTask task) {
+        queue.remove(task.key());
+        Pod pod = cache.pod(task.key());
+        if (pod != null && !pod.getMetadata().getUid().equals(task.pod().getMetadata().getUid())) {
+            podChanged(pod);
+        }
+    }
+
     /** Binder reports, applied on the scheduling thread. */
     private final class BinderResults implements Binder.Results {
         @Override
@@ -513,7 +537,7 @@ public final class Scheduler implements AutoCloseable {
             inbox.add(() -> {
                 SchedulingQueue.Entry entry = queue.get(task.key());
                 if (entry != null && entry.where == SchedulingQueue.Where.IN_FLIGHT) {
-                    queue.remove(task.key());
+                    finishInFlight(task);
                 }
             });
         }
@@ -535,7 +559,7 @@ public final class Scheduler implements AutoCloseable {
                 }
                 if (pod == null || !pod.getMetadata().getUid().equals(task.pod().getMetadata().getUid())
                         || !waitsForScheduling(pod)) {
-                    queue.remove(task.key());
+                    finishInFlight(task);
                     return;
                 }
                 LOG.info("binding pod {} to node {} failed: {}", task.key(), task.node(), message);

@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.Map;
@@ -150,7 +149,7 @@ class AdmissionTest extends ServerTestBase {
                 // fabric8 does not escape extra keys; client-go sends '/' as %2F, which the server decodes
                 .withImpersonateExtras(Map.of("authentication.kubernetes.io%2Fnode-name", java.util.List.of(node)))
                 .withRequestRetryBackoffLimit(0).build();
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return fixture.clientFor(config);
     }
 
     private static ResourceClaim claim(String name) {

@@ -2,9 +2,8 @@ package io.kdra.apiserver;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kdra.kube.client.KubeClients;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +16,7 @@ final class ServerFixture implements AutoCloseable {
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     final ApiServer server;
+    final KubeClients clients = KubeClients.create();
     final KubernetesClient client;
     final HttpClient http = HttpClient.newHttpClient();
 
@@ -35,11 +35,12 @@ final class ServerFixture implements AutoCloseable {
     }
 
     KubernetesClient clientFor(String token) {
-        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
-                .withCaCertData(server.caCertificatePem() == null ? null : java.util.Base64.getEncoder()
-                        .encodeToString(server.caCertificatePem().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-                .withRequestRetryBackoffLimit(0).withNamespace("default").build();
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return clients.client(server.url(), token, server.caCertificatePem());
+    }
+
+    /** A client with a configuration of the test's own, closed with the fixture. */
+    KubernetesClient clientFor(Config config) {
+        return clients.client(config);
     }
 
     /** @return a new namespace for one test */
@@ -71,7 +72,7 @@ final class ServerFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
+        clients.close();
         server.close();
     }
 }

@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.apiserver.ApiServer;
+import io.kdra.kube.client.KubeClients;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -23,6 +23,7 @@ final class DemoCluster implements AutoCloseable {
     static final String NODE = "node-1";
 
     final ApiServer server;
+    final KubeClients clients = KubeClients.create();
     final Path kubeconfig;
     final KubernetesClient client;
     final ResourceClaim claim;
@@ -30,7 +31,7 @@ final class DemoCluster implements AutoCloseable {
     DemoCluster(Path dir) throws IOException {
         server = ApiServer.builder().build().start();
         kubeconfig = server.writeKubeconfig(dir.resolve("kubeconfig"));
-        client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
+        client = clients.client(Config.fromKubeconfig(kubeconfig.toFile()));
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
                 .create();
@@ -52,7 +53,7 @@ final class DemoCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
+        clients.close();
         server.close();
     }
 }

@@ -3,13 +3,9 @@ package io.kdra.testdriver;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.apiserver.ApiServer;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
+import io.kdra.kube.client.KubeClients;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The embedded API server with an admin client, shared by the tests of a class. */
@@ -18,16 +14,12 @@ final class TestCluster implements AutoCloseable {
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     final ApiServer server;
+    final KubeClients clients = KubeClients.create();
     final KubernetesClient client;
 
     TestCluster() {
         server = ApiServer.builder().build().start();
-        String ca = server.caCertificatePem();
-        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(server.adminToken())
-                .withCaCertData(ca == null ? null
-                        : Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8)))
-                .withRequestRetryBackoffLimit(0).build();
-        client = new KubernetesClientBuilder().withConfig(config).build();
+        client = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
     }
 
     /** A fresh namespace for one test. */
@@ -46,7 +38,7 @@ final class TestCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
+        clients.close();
         server.close();
     }
 }

@@ -4,6 +4,6 @@ import picocli.CommandLine.Command;
 
 /** {@code kdra cluster}: the embedded control plane and its parts. */
 @Command(name = "cluster", mixinStandardHelpOptions = true, description = "Run the embedded DRA control plane or parts of it.",
-        subcommands = {ApiServerCommand.class})
+        subcommands = {ClusterUpCommand.class, ApiServerCommand.class})
 final class ClusterCommand extends CommandGroup {
 }

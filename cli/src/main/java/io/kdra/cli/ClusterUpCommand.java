@@ -8,7 +8,7 @@ import io.kdra.cluster.Timing;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.testdriver.ExamplePlugin;
-import io.kdra.testdriver.TestDevices;
+import io.kdra.testdriver.DriverDevices;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -137,7 +137,7 @@ final class ClusterUpCommand implements Callable<Integer> {
                     .nodeName(node.name())
                     .kubernetesClient(node.driverClient("kube-system", "kdra-test-driver"))
                     .driverResources(DriverResources.of(node.name(),
-                            Pool.ofDevices(TestDevices.named(devicesPerNode))))
+                            Pool.ofDevices(DriverDevices.numbered(devicesPerNode))))
                     .pluginOptions(plugin -> plugin
                             .registrarDirectory(node.pluginsRegistryDirectory())
                             .pluginDataDirectory(node.pluginsDirectory().resolve(driverName))

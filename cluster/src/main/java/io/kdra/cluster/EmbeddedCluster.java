@@ -119,13 +119,13 @@ public final class EmbeddedCluster implements AutoCloseable {
         try {
             KubernetesClient kubeletClient = client(new UserInfo("system:node:" + spec.name(), "",
                     List.of("system:nodes", "system:authenticated"), Map.of()));
-            server = new KubeletServer(clients.vertx(), runtime, () -> nodes.get(spec.name()).kubeletMetrics());
-            int port = server.start();
+            SimulatedKubelet[] kubelet = new SimulatedKubelet[1];
+            server = new KubeletServer(clients.vertx(), runtime, () -> kubelet[0].metrics());
             KubeletConfig kubeletConfig = new KubeletConfig(spec.name(), root, spec.labels(),
                     KubeletConfig.DEFAULT_CAPACITY, config.kubeletVersion(), config.featureGates(), config.timing(),
-                    port);
-            SimulatedKubelet kubelet = new SimulatedKubelet(kubeletConfig, kubeletClient, runtime, kubeletHost);
-            return new ClusterNode(spec.name(), kubelet, runtime, server, this::client);
+                    server.start());
+            kubelet[0] = new SimulatedKubelet(kubeletConfig, kubeletClient, runtime, kubeletHost);
+            return new ClusterNode(spec.name(), kubelet[0], runtime, server, this::client);
         } catch (RuntimeException e) {
             if (server != null) {
                 server.close();
@@ -343,8 +343,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             ApiServer server = ApiServer.builder()
                     .config(ApiServerConfig.defaults().withTls(config.tls())
-                            .withKubernetesVersion(config.kubernetesVersion().toString()))
-                    .featureGates(config.featureGates())
+                            .withKubernetesVersion(config.kubernetesVersion().toString())
+                            .withFeatureGates(config.featureGates()))
                     .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()))
                     .build().start();
             EmbeddedCluster cluster = new EmbeddedCluster(config, base, server);

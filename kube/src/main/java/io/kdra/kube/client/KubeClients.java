@@ -85,6 +85,11 @@ public final class KubeClients implements AutoCloseable {
         }
     }
 
+    /** The shared Vert.x instance, for servers that should run on the same event loops as the clients. */
+    public Vertx vertx() {
+        return vertx;
+    }
+
     /** Closes every client built here (closing one twice is harmless), then the shared Vert.x instance. */
     @Override
     public void close() {

@@ -73,6 +73,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final ExecutorService outputPumps = Executors.newCachedThreadPool(daemon("kdra-container-output"));
     private KubeletHost kubeletHost;
     private Duration startTime;
+    private boolean closed;
 
     private EmbeddedCluster(ClusterConfig config, Path baseDirectory, ApiServer apiServer) {
         this.config = config;
@@ -192,9 +193,16 @@ public final class EmbeddedCluster implements AutoCloseable {
         return startTime;
     }
 
-    /** Stops the kubelets (killing their containers), the scheduler, the controllers and the API server. */
+    /**
+     * Stops the kubelets (killing their containers), the scheduler, the controllers and the API server; a second call
+     * does nothing.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         List<RuntimeException> failures = new ArrayList<>();
         for (ClusterNode node : nodes()) {
             run(failures, node::close);

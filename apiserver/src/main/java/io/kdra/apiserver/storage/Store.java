@@ -144,10 +144,10 @@ public final class Store {
             if (change.kind() == Change.Kind.PUT) {
                 table.put(key, stored);
                 event = new WatchEvent(current == null ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED, storageKey,
-                        stored, current, next);
+                        stored, currentEntry, next);
             } else {
                 table.remove(key);
-                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, stored, current, next);
+                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, stored, currentEntry, next);
             }
             resourceVersion = next;
             history.append(event);
@@ -155,12 +155,20 @@ public final class Store {
         } finally {
             lock.unlock();
         }
+        ObjectNode committed = event.object();
         try {
             deliver(event);
+            // delivered: from now on only the history reads the states no longer current
+            if (event.prior() != null) {
+                event.prior().compact();
+            }
+            if (event.type() == WatchEvent.Type.DELETED) {
+                event.stored().compact();
+            }
         } finally {
             deliveryLock.unlock();
         }
-        return event.object();
+        return committed;
     }
 
     /**

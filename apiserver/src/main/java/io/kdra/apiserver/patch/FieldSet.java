@@ -2,6 +2,7 @@ package io.kdra.apiserver.patch;
 
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +34,36 @@ public final class FieldSet {
 
     /** @return the leaf fields the object sets (apiVersion, kind and server-owned metadata excluded) */
     public static FieldSet leavesOf(JsonNode object) {
-        FieldSet set = empty();
+        return new FieldSet(new TreeSet<>(leafValues(object).keySet()));
+    }
+
+    /**
+     * @return the leaves whose value differs between the two objects, or that only one of them has; a keyed list
+     *     item's own path ({@code k:{...}/.}) differs when anything in the item does, a set member when the set does
+     */
+    public static FieldSet changed(JsonNode before, JsonNode after) {
+        Map<String, JsonNode> old = leafValues(before);
+        Map<String, JsonNode> now = leafValues(after);
+        FieldSet result = empty();
+        for (Map.Entry<String, JsonNode> leaf : now.entrySet()) {
+            if (!leaf.getValue().equals(old.get(leaf.getKey()))) {
+                result.paths.add(leaf.getKey());
+            }
+        }
+        for (String path : old.keySet()) {
+            if (!now.containsKey(path)) {
+                result.paths.add(path);
+            }
+        }
+        return result;
+    }
+
+    /**
+     * @return each leaf path with the node {@link #valueAt} finds there (a keyed item's own path: the item; a set
+     *     member: the set), collected in one walk of the object rather than one walk per path
+     */
+    private static Map<String, JsonNode> leafValues(JsonNode object) {
+        Map<String, JsonNode> leaves = new HashMap<>();
         for (Map.Entry<String, JsonNode> entry : object.properties()) {
             String field = entry.getKey();
             if (field.equals("apiVersion") || field.equals("kind")) {
@@ -42,38 +72,21 @@ public final class FieldSet {
             if (field.equals("metadata") && entry.getValue().isObject()) {
                 for (Map.Entry<String, JsonNode> meta : entry.getValue().properties()) {
                     if (!SERVER_METADATA.contains(meta.getKey())) {
-                        collect(meta.getKey(), meta.getValue(), "f:metadata" + SEPARATOR + "f:" + meta.getKey(), set);
+                        collect(meta.getKey(), meta.getValue(), "f:metadata" + SEPARATOR + "f:" + meta.getKey(),
+                                leaves);
                     }
                 }
                 continue;
             }
-            collect(field, entry.getValue(), "f:" + field, set);
+            collect(field, entry.getValue(), "f:" + field, leaves);
         }
-        return set;
+        return leaves;
     }
 
-    /** @return the leaves whose value differs between the two objects, or that only one of them has */
-    public static FieldSet changed(JsonNode before, JsonNode after) {
-        FieldSet old = leavesOf(before);
-        FieldSet now = leavesOf(after);
-        FieldSet result = empty();
-        for (String path : now.paths) {
-            if (!old.paths.contains(path) || !valueAt(before, path).equals(valueAt(after, path))) {
-                result.paths.add(path);
-            }
-        }
-        for (String path : old.paths) {
-            if (!now.paths.contains(path)) {
-                result.paths.add(path);
-            }
-        }
-        return result;
-    }
-
-    private static void collect(String field, JsonNode value, String path, FieldSet set) {
+    private static void collect(String field, JsonNode value, String path, Map<String, JsonNode> leaves) {
         if (value.isObject() && !value.isEmpty()) {
             for (Map.Entry<String, JsonNode> entry : value.properties()) {
-                collect(entry.getKey(), entry.getValue(), path + SEPARATOR + "f:" + entry.getKey(), set);
+                collect(entry.getKey(), entry.getValue(), path + SEPARATOR + "f:" + entry.getKey(), leaves);
             }
             return;
         }
@@ -81,20 +94,21 @@ public final class FieldSet {
         if (value.isArray() && key != null && allKeyed(value, key)) {
             for (JsonNode item : value) {
                 String itemPath = path + SEPARATOR + itemElement(key, item.get(key));
-                set.paths.add(itemPath + SEPARATOR + ".");
+                leaves.putIfAbsent(itemPath + SEPARATOR + ".", item);
                 for (Map.Entry<String, JsonNode> entry : item.properties()) {
-                    collect(entry.getKey(), entry.getValue(), itemPath + SEPARATOR + "f:" + entry.getKey(), set);
+                    collect(entry.getKey(), entry.getValue(), itemPath + SEPARATOR + "f:" + entry.getKey(), leaves);
                 }
             }
             return;
         }
         if (value.isArray() && MergeKeys.isSet(field)) {
             for (JsonNode item : value) {
-                set.paths.add(path + SEPARATOR + "v:" + Json.string(item));
+                leaves.putIfAbsent(path + SEPARATOR + "v:" + Json.string(item), value);
             }
             return;
         }
-        set.paths.add(path);
+        // where keyed items repeat a key, the first item's value stays: the one valueAt finds
+        leaves.putIfAbsent(path, value);
     }
 
     private static boolean allKeyed(JsonNode list, String key) {

@@ -33,7 +33,7 @@ final class ManagedFieldsTracker {
         if (changed.isEmpty()) {
             return;
         }
-        FieldSet present = FieldSet.leavesOf(written);
+        FieldSet present = current == null ? changed : FieldSet.leavesOf(written);
         List<ManagedFields.Entry> entries = ManagedFields.read(next);
         FieldSet owned = FieldSet.empty();
         for (ManagedFields.Entry entry : entries) {

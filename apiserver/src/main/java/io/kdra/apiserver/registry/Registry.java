@@ -267,7 +267,7 @@ public final class Registry {
         if (tracksFields) {
             recordUpdate(type, next, current, context);
         }
-        if (Meta.withoutVolatileFields(next).equals(Meta.withoutVolatileFields(current))) {
+        if (Meta.equalApartFromVolatileFields(next, current)) {
             return Change.none(current);
         }
         return Change.put(next);

@@ -34,7 +34,7 @@ public final class FieldSet {
 
     /** @return the leaf fields the object sets (apiVersion, kind and server-owned metadata excluded) */
     public static FieldSet leavesOf(JsonNode object) {
-        return new FieldSet(new TreeSet<>(leafValues(object).keySet()));
+        return leaves(object).paths();
     }
 
     /**
@@ -42,20 +42,42 @@ public final class FieldSet {
      *     item's own path ({@code k:{...}/.}) differs when anything in the item does, a set member when the set does
      */
     public static FieldSet changed(JsonNode before, JsonNode after) {
-        Map<String, JsonNode> old = leafValues(before);
-        Map<String, JsonNode> now = leafValues(after);
-        FieldSet result = empty();
-        for (Map.Entry<String, JsonNode> leaf : now.entrySet()) {
-            if (!leaf.getValue().equals(old.get(leaf.getKey()))) {
-                result.paths.add(leaf.getKey());
-            }
+        return leaves(after).changedSince(leaves(before));
+    }
+
+    /** @return the object's leaves with their values, to take both its {@link #leavesOf} and changes from one walk */
+    public static Leaves leaves(JsonNode object) {
+        return new Leaves(leafValues(object));
+    }
+
+    /** The leaf fields of one object, each with the node {@link #valueAt} finds there. */
+    public static final class Leaves {
+        private final Map<String, JsonNode> values;
+
+        private Leaves(Map<String, JsonNode> values) {
+            this.values = values;
         }
-        for (String path : old.keySet()) {
-            if (!now.containsKey(path)) {
-                result.paths.add(path);
-            }
+
+        /** @return the leaf fields, as {@link #leavesOf} gives them */
+        public FieldSet paths() {
+            return new FieldSet(new TreeSet<>(values.keySet()));
         }
-        return result;
+
+        /** @return the leaves changed from the earlier object, as {@link #changed} gives them */
+        public FieldSet changedSince(Leaves before) {
+            FieldSet result = empty();
+            for (Map.Entry<String, JsonNode> leaf : values.entrySet()) {
+                if (!leaf.getValue().equals(before.values.get(leaf.getKey()))) {
+                    result.paths.add(leaf.getKey());
+                }
+            }
+            for (String path : before.values.keySet()) {
+                if (!values.containsKey(path)) {
+                    result.paths.add(path);
+                }
+            }
+            return result;
+        }
     }
 
     /**
@@ -121,9 +143,24 @@ public final class FieldSet {
     }
 
     static String itemElement(String key, JsonNode keyValue) {
+        if (keyValue.isString() && plain(key) && plain(keyValue.stringValue())) {
+            // what the serialiser writes, without building and serialising a node per list item of every write
+            return "k:{\"" + key + "\":\"" + keyValue.stringValue() + "\"}";
+        }
         ObjectNode element = Json.object();
         element.set(key, keyValue);
         return "k:" + Json.string(element);
+    }
+
+    /** @return whether JSON writes the text between quotes as it is, with nothing escaped */
+    private static boolean plain(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\' || c > 0x7e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return whether the path names an item of a keyed list ({@code k:{...}/.}) rather than a field */

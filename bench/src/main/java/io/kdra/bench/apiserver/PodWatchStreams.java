@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -155,7 +156,7 @@ final class PodWatchStreams implements AutoCloseable {
                 }
                 selector.selectedKeys().clear();
             }
-        } catch (IOException e) {
+        } catch (IOException | ClosedSelectorException e) {
             if (!closing) {
                 streams.forEach(stream -> stream.fail("reading failed: " + e));
             }

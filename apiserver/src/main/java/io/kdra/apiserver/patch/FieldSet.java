@@ -263,12 +263,41 @@ public final class FieldSet {
     /** @return the set as a managedFields {@code fieldsV1} tree */
     public ObjectNode toFieldsV1() {
         ObjectNode root = Json.object();
+        // The paths come sorted, so a path mostly shares its leading elements with the one before: their nodes are
+        // taken from that path's chain rather than looked up again.
+        List<ObjectNode> chain = new ArrayList<>();
+        List<Integer> chainEnds = new ArrayList<>();
+        String previous = "";
         for (String path : paths) {
             ObjectNode node = root;
-            for (String element : split(path)) {
-                JsonNode child = node.get(element);
-                node = child instanceof ObjectNode object ? object : node.putObject(element);
+            boolean shared = true;
+            int depth = 0;
+            for (int start = 0; start <= path.length(); depth++) {
+                int end = path.indexOf(SEPARATOR, start);
+                if (end < 0) {
+                    end = path.length();
+                }
+                shared = shared && depth < chain.size() && chainEnds.get(depth) == end
+                        && path.regionMatches(start, previous, start, end - start);
+                if (shared) {
+                    node = chain.get(depth);
+                } else {
+                    String element = path.substring(start, end);
+                    JsonNode child = node.get(element);
+                    node = child instanceof ObjectNode object ? object : node.putObject(element);
+                    if (depth < chain.size()) {
+                        chain.set(depth, node);
+                        chainEnds.set(depth, end);
+                    } else {
+                        chain.add(node);
+                        chainEnds.add(end);
+                    }
+                }
+                start = end + 1;
             }
+            chain.subList(depth, chain.size()).clear();
+            chainEnds.subList(depth, chainEnds.size()).clear();
+            previous = path;
         }
         return root;
     }

@@ -37,6 +37,16 @@ class FieldSetTest {
         assertThat(FieldSet.leaves(after).paths().paths()).isEqualTo(FieldSet.leavesOf(after).paths());
     }
 
+    @Test
+    void fieldsV1RoundTripsThroughTheSortedPaths() {
+        JsonNode fields = parse("{\"f:metadata\":{\"f:labels\":{\".\":{},\"f:app\":{},\"f:tier\":{}}},"
+                + "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"a\\\"}\":{\".\":{},\"f:image\":{}},"
+                + "\"k:{\\\"name\\\":\\\"b\\\"}\":{\".\":{},\"f:image\":{},\"f:name\":{}}},\"f:nodeName\":{}},"
+                + "\"f:status\":{\"f:phase\":{}}}");
+
+        assertThat(FieldSet.fromFieldsV1(fields).toFieldsV1()).isEqualTo(fields);
+    }
+
     private static JsonNode parse(String json) {
         return Json.parse(json.getBytes(StandardCharsets.UTF_8));
     }

@@ -68,7 +68,8 @@ public final class ApiServer implements AutoCloseable {
         HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
                 config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
                 "v" + config.kubernetesVersion() + ".0");
-        this.http = new ApiHttpServer(vertx, options, registry, authenticator, settings, clock);
+        this.http = new ApiHttpServer(vertx, options, config.eventLoops(), registry, authenticator, settings,
+                clock);
     }
 
     public static Builder builder() {

@@ -11,7 +11,8 @@ package io.kdra.apiserver;
  * @param maxBodyBytes the largest request body (kube-apiserver's 3 MiB)
  * @param bookmarkIntervalMillis how often a watch that allows bookmarks gets one
  * @param defaultWatchTimeoutSeconds the lifetime of a watch without timeoutSeconds
- * @param eventLoops Vert.x event-loop threads
+ * @param eventLoops Vert.x event-loop threads; the HTTP server runs one instance on each, so connections spread
+ *     over them (by default one per core, at least 2)
  */
 public record ApiServerConfig(int port, boolean tls, String kubernetesVersion, int historySize, int watchQueueCapacity,
         long maxBodyBytes, long bookmarkIntervalMillis, long defaultWatchTimeoutSeconds, int eventLoops) {
@@ -33,7 +34,8 @@ public record ApiServerConfig(int port, boolean tls, String kubernetesVersion, i
     }
 
     public static ApiServerConfig defaults() {
-        return new ApiServerConfig(0, false, "1.34", 100_000, 10_000, 3 * 1024 * 1024, 10_000, 1800, 2);
+        return new ApiServerConfig(0, false, "1.34", 100_000, 10_000, 3 * 1024 * 1024, 10_000, 1800,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
 
     public ApiServerConfig withPort(int newPort) {

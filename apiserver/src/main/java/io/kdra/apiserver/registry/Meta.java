@@ -6,6 +6,8 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -14,6 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class Meta {
 
     public static final String ORPHAN_FINALIZER = "orphan";
+    private static final Set<String> VOLATILE_METADATA = Set.of("resourceVersion", "managedFields");
     public static final String FOREGROUND_FINALIZER = "foregroundDeletion";
 
     private Meta() {}
@@ -69,12 +72,42 @@ public final class Meta {
         return Json.at(object, "metadata", "generation").asLong(0);
     }
 
-    /** @return the object without metadata.resourceVersion and metadata.managedFields, for no-op detection */
-    public static ObjectNode withoutVolatileFields(ObjectNode object) {
-        ObjectNode copy = object.deepCopy();
-        ObjectNode metadata = Json.metadata(copy);
-        metadata.remove("resourceVersion");
-        metadata.remove("managedFields");
-        return copy;
+    /**
+     * @return whether the objects are equal but for metadata.resourceVersion and metadata.managedFields: a write
+     *     that changes nothing else is a no-op. Compares in place, without copying either object.
+     */
+    public static boolean equalApartFromVolatileFields(ObjectNode a, ObjectNode b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (Map.Entry<String, JsonNode> field : a.properties()) {
+            JsonNode other = b.get(field.getKey());
+            boolean equal = field.getKey().equals("metadata") && field.getValue().isObject() && other != null
+                    && other.isObject() ? equalMetadata(field.getValue(), other) : field.getValue().equals(other);
+            if (!equal) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean equalMetadata(JsonNode a, JsonNode b) {
+        int compared = 0;
+        for (Map.Entry<String, JsonNode> field : a.properties()) {
+            if (VOLATILE_METADATA.contains(field.getKey())) {
+                continue;
+            }
+            if (!field.getValue().equals(b.get(field.getKey()))) {
+                return false;
+            }
+            compared++;
+        }
+        int others = 0;
+        for (String name : b.propertyNames()) {
+            if (!VOLATILE_METADATA.contains(name)) {
+                others++;
+            }
+        }
+        return compared == others;
     }
 }

@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -105,14 +104,14 @@ class KubectlTest {
 
     private static ServerFixture fixture;
     private static Path dir;
-    private static Path kubeconfig;
+    private static Kubectl kubectl;
 
     @BeforeAll
     static void start() throws IOException {
         // kubectl sends its bearer token only over https
         fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
         dir = Files.createTempDirectory("kdra-kubectl");
-        kubeconfig = fixture.server.writeKubeconfig(dir.resolve("kubeconfig"));
+        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
     }
 
     @AfterAll
@@ -437,39 +436,14 @@ class KubectlTest {
     }
 
     private static String kubectl(Object... args) {
-        Run run = run(args);
-        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isZero();
-        return run.output();
+        return kubectl.succeeds(args);
     }
 
-    /** Runs kubectl expecting it to fail; returns what it printed. */
     private static String kubectlFails(Object... args) {
-        Run run = run(args);
-        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isNotZero();
-        return run.output();
-    }
-
-    private record Run(int exitValue, String output) {}
-
-    private static Run run(Object... args) {
-        try {
-            Process process = start(args);
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            return new Run(process.exitValue(), out.trim());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return kubectl.fails(args);
     }
 
     private static Process start(Object... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
-        for (Object arg : args) {
-            command.add(arg.toString());
-        }
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return kubectl.start(args);
     }
 }

@@ -164,6 +164,38 @@ class KubectlTest {
     }
 
     @Test
+    void serverSideApplyTakesOverAClientSideApply() throws IOException {
+        String ns = fixture.namespace();
+        Path manifest = file("upgraded.yaml", CONFIG_MAP.formatted("upgraded"));
+        kubectl("-n", ns, "apply", "-f", manifest);
+
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", manifest))
+                .isEqualTo("configmap/upgraded serverside-applied");
+        Path changed = file("upgraded2.yaml", CONFIG_MAP.formatted("upgraded").replace("k: v", "k: v2"));
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", changed))
+                .isEqualTo("configmap/upgraded serverside-applied");
+
+        var configMap = fixture.client.configMaps().inNamespace(ns).withName("upgraded").get();
+        assertThat(configMap.getData()).containsEntry("k", "v2");
+        assertThat(configMap.getMetadata().getManagedFields())
+                .extracting(entry -> entry.getManager() + "/" + entry.getOperation())
+                .containsExactly("kubectl/Apply", "kubectl-last-applied/Apply");
+        assertThat(configMap.getMetadata().getAnnotations().get("kubectl.kubernetes.io/last-applied-configuration"))
+                .contains("\"k\":\"v2\"");
+    }
+
+    @Test
+    void serverSideApplyAfterClientSideApplyConflictsWhenTheValueChangedSince() throws IOException {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "apply", "-f", file("drifted.yaml", CONFIG_MAP.formatted("drifted")));
+        kubectl("-n", ns, "patch", "configmap", "drifted", "--type=merge", "-p", "{\"data\":{\"k\":\"edited\"}}");
+
+        assertThat(kubectlFails("-n", ns, "apply", "--server-side", "-f",
+                file("drifted2.yaml", CONFIG_MAP.formatted("drifted").replace("k: v", "k: v2"))))
+                .contains("conflict with \"kubectl-patch\"");
+    }
+
+    @Test
     void waitAndWatch() throws Exception {
         kubectl("create", "-f", file("waited.yaml", CONFIG_MAP.formatted("waited")));
         assertThat(kubectl("wait", "--for=jsonpath={.data.k}=v", "configmap/waited", "--timeout=30s"))

@@ -69,12 +69,20 @@ public final class Meta {
         return Json.at(object, "metadata", "generation").asLong(0);
     }
 
-    /** @return the object without metadata.resourceVersion and metadata.managedFields, for no-op detection */
+    /**
+     * @return the object without metadata.resourceVersion and the times of its managedFields, for no-op detection:
+     *     as in kube-apiserver, a write that changes only when managers wrote is none, one that changes who owns what
+     *     is one
+     */
     public static ObjectNode withoutVolatileFields(ObjectNode object) {
         ObjectNode copy = object.deepCopy();
         ObjectNode metadata = Json.metadata(copy);
         metadata.remove("resourceVersion");
-        metadata.remove("managedFields");
+        for (JsonNode entry : metadata.path("managedFields")) {
+            if (entry instanceof ObjectNode fields) {
+                fields.remove("time");
+            }
+        }
         return copy;
     }
 }

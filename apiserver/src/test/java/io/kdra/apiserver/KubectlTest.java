@@ -274,7 +274,7 @@ class KubectlTest {
     }
 
     @Test
-    void deviceTaintRuleInV1alpha3AndV1beta2() throws IOException {
+    void deviceTaintRuleInV1alpha3V1beta2AndV1() throws IOException {
         Path rule = file("rule.yaml", """
                 apiVersion: resource.k8s.io/v1alpha3
                 kind: DeviceTaintRule
@@ -290,7 +290,14 @@ class KubectlTest {
         assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance created");
         assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance unchanged");
         assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.apiVersion}"))
-                .isEqualTo("resource.k8s.io/v1beta2");
+                .isEqualTo("resource.k8s.io/v1");
+        assertThat(kubectl("get", "devicetaintrules.v1beta2.resource.k8s.io", "maintenance", "-o",
+                "jsonpath={.apiVersion}")).isEqualTo("resource.k8s.io/v1beta2");
+        assertThat(kubectl("get", "devicetaintrules")).matches("(?s)NAME +AGE\nmaintenance +\\d+s");
+        assertThat(kubectl("patch", "devicetaintrule", "maintenance", "--subresource=status", "--type=merge", "-p",
+                "{\"status\":{\"conditions\":[{\"type\":\"EvictionInProgress\",\"status\":\"False\","
+                        + "\"reason\":\"Done\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}"))
+                .contains("patched");
         assertThat(kubectl("get", "devicetaintrules.v1alpha3.resource.k8s.io", "maintenance", "-o",
                 "jsonpath={.apiVersion} {.spec.taint.effect}")).isEqualTo("resource.k8s.io/v1alpha3 NoSchedule");
         assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.spec.taint.timeAdded}"))

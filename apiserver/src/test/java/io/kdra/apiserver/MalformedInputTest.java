@@ -32,7 +32,7 @@ class MalformedInputTest extends ServerTestBase {
             new String[] {"resourceslice-node", "resourceslices", "v1", "v1beta2", "v1beta1"},
             new String[] {"resourceslice-partitions", "resourceslices", "v1", "v1beta2", "v1beta1"},
             new String[] {"resourceslice-counters", "resourceslices", "v1", "v1beta2", "v1beta1"},
-            new String[] {"devicetaintrule", "devicetaintrules", "v1beta2", "v1alpha3"});
+            new String[] {"devicetaintrule", "devicetaintrules", "v1", "v1beta2", "v1alpha3"});
 
     /** Core objects rich in nested fields, with their collection path and their status subresource, if any. */
     static final List<String[]> CORE_OBJECTS = List.of(

@@ -85,6 +85,10 @@ class KubectlProtobufTest {
         assertThat(pod.getSpec().getContainers().get(0).getArgs()).containsExactly("sleep", "3600");
         assertThat(pod.getMetadata().getLabels()).containsEntry("app", "shell");
 
+        assertThat(kubectl.succeeds("-n", ns, "get", "deployment", "web"))
+                .matches("(?s)NAME +READY +UP-TO-DATE +AVAILABLE +AGE\nweb +0/2 +0 +0 +\\d+s");
+        assertThat(kubectl.succeeds("-n", ns, "get", "job", "once"))
+                .matches("(?s)NAME +STATUS +COMPLETIONS +DURATION +AGE\nonce +Running +0/1 +\\d+s");
         assertThat(kubectl.succeeds("-n", ns, "get", "deployments,jobs,configmaps,secrets,serviceaccounts,pods",
                 "-o", "name").lines().toList()).contains("deployment.apps/web", "job.batch/once",
                 "configmap/settings", "secret/login", "serviceaccount/robot", "pod/shell");

@@ -31,6 +31,10 @@ public final class BuiltinResources {
                 List.of("all"), Set.of("status"), StatusOnCreate.RESET, null));
         types.add(new ResourceType("apps", List.of("v1"), "v1", "ReplicaSet", "replicasets", true, List.of("rs"),
                 List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET, null));
+        types.add(new ResourceType("apps", List.of("v1"), "v1", "Deployment", "deployments", true, List.of("deploy"),
+                List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET, null));
+        types.add(new ResourceType("batch", List.of("v1"), "v1", "Job", "jobs", true, List.of(), List.of("all"),
+                Set.of("status"), StatusOnCreate.RESET, null));
         types.add(simple("coordination.k8s.io", "Lease", "leases", true));
         // one resource in two shapes, as in kube-apiserver: an event written through either group is read through both
         types.add(new ResourceType("events.k8s.io", List.of("v1"), "v1", "Event", "events", true, List.of("ev"),

@@ -7,7 +7,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -16,7 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
 public final class Meta {
 
     public static final String ORPHAN_FINALIZER = "orphan";
-    private static final Set<String> VOLATILE_METADATA = Set.of("resourceVersion", "managedFields");
+    private static final String RESOURCE_VERSION = "resourceVersion";
+    private static final String MANAGED_FIELDS = "managedFields";
     public static final String FOREGROUND_FINALIZER = "foregroundDeletion";
 
     private Meta() {}
@@ -73,8 +73,9 @@ public final class Meta {
     }
 
     /**
-     * @return whether the objects are equal but for metadata.resourceVersion and metadata.managedFields: a write
-     *     that changes nothing else is a no-op. Compares in place, without copying either object.
+     * @return whether the objects are equal but for metadata.resourceVersion and the times of metadata.managedFields:
+     *     as in kube-apiserver, a write that changes only when managers wrote is a no-op, one that changes who owns
+     *     what is not. Compares in place, without copying either object.
      */
     public static boolean equalApartFromVolatileFields(ObjectNode a, ObjectNode b) {
         if (a.size() != b.size()) {
@@ -94,20 +95,48 @@ public final class Meta {
     private static boolean equalMetadata(JsonNode a, JsonNode b) {
         int compared = 0;
         for (Map.Entry<String, JsonNode> field : a.properties()) {
-            if (VOLATILE_METADATA.contains(field.getKey())) {
+            String name = field.getKey();
+            if (name.equals(RESOURCE_VERSION)) {
                 continue;
             }
-            if (!field.getValue().equals(b.get(field.getKey()))) {
+            boolean equal = name.equals(MANAGED_FIELDS) ? equalApartFromTimes(field.getValue(), b.get(name))
+                    : field.getValue().equals(b.get(name));
+            if (!equal) {
                 return false;
             }
             compared++;
         }
-        int others = 0;
-        for (String name : b.propertyNames()) {
-            if (!VOLATILE_METADATA.contains(name)) {
-                others++;
+        int others = b.has(RESOURCE_VERSION) ? b.size() - 1 : b.size();
+        return compared == others;
+    }
+
+    private static boolean equalApartFromTimes(JsonNode entries, JsonNode others) {
+        if (others == null || !entries.isArray() || !others.isArray() || entries.size() != others.size()) {
+            return entries.equals(others);
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            JsonNode entry = entries.get(i);
+            JsonNode other = others.get(i);
+            if (!entry.isObject() || !other.isObject()) {
+                if (!entry.equals(other)) {
+                    return false;
+                }
+                continue;
+            }
+            int compared = 0;
+            for (Map.Entry<String, JsonNode> field : entry.properties()) {
+                if (field.getKey().equals("time")) {
+                    continue;
+                }
+                if (!field.getValue().equals(other.get(field.getKey()))) {
+                    return false;
+                }
+                compared++;
+            }
+            if (compared != (other.has("time") ? other.size() - 1 : other.size())) {
+                return false;
             }
         }
-        return compared == others;
+        return true;
     }
 }

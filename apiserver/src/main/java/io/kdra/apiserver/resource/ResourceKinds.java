@@ -17,8 +17,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <ul>
  *   <li>DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice: served as {@value #V1BETA1},
  *       {@value #V1BETA2} and {@value #V1}; storage version {@value #V1}.</li>
- *   <li>DeviceTaintRule: served as {@value #V1ALPHA3} and {@value #V1BETA2}, which have the same shape; storage
- *       version {@value #V1BETA2}, the more stable of the two (kube-apiserver 1.36 serves no v1 DeviceTaintRule).</li>
+ *   <li>DeviceTaintRule: served as {@value #V1ALPHA3}, {@value #V1BETA2} and {@value #V1} (as Kubernetes 1.37
+ *       serves it), which have the same shape; storage version {@value #V1}.</li>
  * </ul>
  *
  * <p>Validators get objects in the storage version, with defaults applied (see {@link #defaulters(Clock)}), and check
@@ -40,14 +40,14 @@ public final class ResourceKinds {
     public static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
 
     private static final List<String> DEVICE_VERSIONS = List.of(V1BETA1, V1BETA2, V1);
-    private static final List<String> TAINT_RULE_VERSIONS = List.of(V1ALPHA3, V1BETA2);
+    private static final List<String> TAINT_RULE_VERSIONS = List.of(V1ALPHA3, V1BETA2, V1);
 
     private ResourceKinds() {
     }
 
     /** @return the storage version of a kind of {@link #converters()} */
     public static String storageVersion(String kind) {
-        return kind.equals(DEVICE_TAINT_RULE) ? V1BETA2 : V1;
+        return V1;
     }
 
     /** @return the served versions of a kind of {@link #converters()}, oldest first */

@@ -1,5 +1,9 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.taint.DeviceTolerations;
+
+import io.kdra.kube.selection.NodeSelectors;
+
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
@@ -424,7 +428,7 @@ final class AllocationRun {
         if (!features.partitionableDevices() && !device.counterUses.isEmpty()) {
             return false;
         }
-        if (features.deviceTaints() && Tolerations.preventAllocation(device.taints, spec.tolerations)) {
+        if (features.deviceTaints() && DeviceTolerations.preventAllocation(device.taints, spec.tolerations)) {
             return false;
         }
         if (features.consumableCapacity() && !capacityFits(plan.name, spec, device)) {

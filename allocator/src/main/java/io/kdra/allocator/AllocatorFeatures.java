@@ -1,5 +1,6 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.FeatureGates;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -36,6 +37,19 @@ public record AllocatorFeatures(
 
     /** Every allocation feature on. */
     public static final AllocatorFeatures ALL = new AllocatorFeatures(true, true, true, true, true, true, true, true);
+
+    /** The allocation features of a cluster's feature gates. */
+    public static AllocatorFeatures from(FeatureGates gates) {
+        return new AllocatorFeatures(
+                gates.enabled(FeatureGates.DRA_ADMIN_ACCESS),
+                gates.enabled(FeatureGates.DRA_PRIORITIZED_LIST),
+                gates.enabled(FeatureGates.DRA_DEVICE_TAINTS),
+                gates.enabled(FeatureGates.DRA_DEVICE_TAINT_RULES),
+                gates.enabled(FeatureGates.DRA_PARTITIONABLE_DEVICES),
+                gates.enabled(FeatureGates.DRA_CONSUMABLE_CAPACITY),
+                gates.enabled(FeatureGates.DRA_DEVICE_BINDING_CONDITIONS),
+                gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS));
+    }
 
     private static final List<String> GATES = List.of(
             "DRAAdminAccess",

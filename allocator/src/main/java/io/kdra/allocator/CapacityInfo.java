@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, List<Amount> validValues, Range range) {
 
     /** An amount; results report it in Kubernetes' canonical form. */
-    record Amount(io.kdra.allocator.cel.Quantity quantity) {
+    record Amount(io.kdra.kube.Quantity quantity) {
         BigDecimal value() {
             return quantity.value();
         }
@@ -50,7 +50,7 @@ record CapacityInfo(String publishedName, Amount value, Amount defaultAmount, Li
         Range range = null;
         CapacityRequestPolicyRange validRange = policy.getValidRange();
         if (validRange != null) {
-            Amount min = validRange.getMin() == null ? new Amount(io.kdra.allocator.cel.Quantity.parse("0"))
+            Amount min = validRange.getMin() == null ? new Amount(io.kdra.kube.Quantity.parse("0"))
                     : amount(validRange.getMin(), () -> what.get() + " requestPolicy.validRange.min");
             BigDecimal max = validRange.getMax() == null ? null
                     : amount(validRange.getMax(), () -> what.get() + " requestPolicy.validRange.max").value();

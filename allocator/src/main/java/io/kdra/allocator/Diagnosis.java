@@ -1,5 +1,7 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.taint.DeviceTolerations;
+
 import java.util.Arrays;
 
 /**
@@ -70,6 +72,6 @@ final class Diagnosis {
         AllocatorFeatures features = run.features();
         return (features.bindingConditions() || !device.hasBindingConditions)
                 && (spec.adminAccess || !run.inUse(device))
-                && !(features.deviceTaints() && Tolerations.preventAllocation(device.taints, spec.tolerations));
+                && !(features.deviceTaints() && DeviceTolerations.preventAllocation(device.taints, spec.tolerations));
     }
 }

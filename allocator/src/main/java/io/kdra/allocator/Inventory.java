@@ -1,10 +1,9 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.taint.DeviceTaints;
+
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,7 +46,7 @@ public final class Inventory {
         int devices = 0;
         boolean labelsMatter = false;
         for (ResourceSlice slice : slices) {
-            SliceInfo info = new SliceInfo(slice, devices, (sliceInfo, device) -> taintsOf(rules, sliceInfo, device));
+            SliceInfo info = new SliceInfo(slice, devices, (sliceInfo, device) -> DeviceTaints.ruleTaints(rules, sliceInfo.driver, sliceInfo.poolName, device));
             devices += info.publishedDevices.size();
             byPool.computeIfAbsent(info.poolId, id -> new ArrayList<>()).add(info);
             if (info.nodeName != null) {
@@ -86,32 +85,5 @@ public final class Inventory {
 
     SelectorResults selectorResults(String expression) {
         return selectorResults.computeIfAbsent(expression, key -> new SelectorResults(deviceCount));
-    }
-
-    private static List<DeviceTaint> taintsOf(List<DeviceTaintRule> rules, SliceInfo slice, Device device) {
-        List<DeviceTaint> taints = List.of();
-        for (DeviceTaintRule rule : rules) {
-            if (rule.getSpec() == null || rule.getSpec().getTaint() == null
-                    || !selects(rule.getSpec().getDeviceSelector(), slice, device)) {
-                continue;
-            }
-            if (taints.isEmpty()) {
-                taints = new ArrayList<>();
-            }
-            taints.add(rule.getSpec().getTaint());
-        }
-        return taints;
-    }
-
-    /** A missing selector selects nothing; an empty one selects every device. */
-    private static boolean selects(DeviceTaintSelector selector, SliceInfo slice, Device device) {
-        return selector != null
-                && matchesIfSet(selector.getDriver(), slice.driver)
-                && matchesIfSet(selector.getPool(), slice.poolName)
-                && matchesIfSet(selector.getDevice(), device.getName());
-    }
-
-    private static boolean matchesIfSet(String wanted, String actual) {
-        return wanted == null || wanted.isEmpty() || wanted.equals(actual);
     }
 }

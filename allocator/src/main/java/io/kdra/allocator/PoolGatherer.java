@@ -1,5 +1,7 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.selection.NodeSelectors;
+
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import java.math.BigDecimal;

@@ -1,6 +1,6 @@
 package io.kdra.allocator;
 
-import io.kdra.allocator.cel.Quantity;
+import io.kdra.kube.Quantity;
 import java.math.BigDecimal;
 import java.util.function.Supplier;
 

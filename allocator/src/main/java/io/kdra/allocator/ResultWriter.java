@@ -1,5 +1,7 @@
 package io.kdra.allocator;
 
+import io.kdra.kube.selection.NodeSelectors;
+
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;

@@ -3,6 +3,10 @@ package io.kdra.allocator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kdra.allocator.cel.CelSelectorCompiler;
+import io.kdra.kube.ExpressionChecker;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import org.junit.jupiter.api.Test;
 
 class AllocatorFeaturesTest {
@@ -30,5 +34,31 @@ class AllocatorFeaturesTest {
                 .hasMessage("unknown DRA feature gate \"DRAMagic\"; known gates: DRAAdminAccess, DRAPrioritizedList,"
                         + " DRADeviceTaints, DRADeviceTaintRules, DRAPartitionableDevices, DRAConsumableCapacity,"
                         + " DRADeviceBindingConditions, DRAResourceClaimDeviceStatus");
+    }
+
+    @Test
+    void featureGatesGiveTheAllocationFeatures() {
+        assertThat(AllocatorFeatures.from(FeatureGates.defaults(new KubernetesVersion(1, 34))))
+                .isEqualTo(AllocatorFeatures.KUBERNETES_1_34);
+        assertThat(AllocatorFeatures.from(FeatureGates.defaults(new KubernetesVersion(1, 37))))
+                .isEqualTo(AllocatorFeatures.ALL);
+        assertThat(AllocatorFeatures.from(FeatureGates.parse(new KubernetesVersion(1, 36), "DRAAdminAccess=true,"
+                + "DRADeviceTaintRules=true,DRAConsumableCapacity=false")))
+                .isEqualTo(AllocatorFeatures.ALL.withGate("DRAConsumableCapacity", false));
+        assertThat(CelSelectorCompiler.Options.from(FeatureGates.defaults(new KubernetesVersion(1, 36)))
+                .consumableCapacity()).isTrue();
+        assertThat(CelSelectorCompiler.Options.from(FeatureGates.defaults(new KubernetesVersion(1, 35)))
+                .consumableCapacity()).isFalse();
+    }
+
+    @Test
+    void theExpressionCheckerCompilesWithTheGatedCelFeatures() {
+        ExpressionChecker on = CelSelectorCompiler.expressionChecker(FeatureGates.defaults(new KubernetesVersion(1, 36)));
+        ExpressionChecker off = CelSelectorCompiler.expressionChecker(FeatureGates.defaults(new KubernetesVersion(1, 34)));
+
+        assertThat(on.check("device.allowMultipleAllocations == true")).isEmpty();
+        assertThat(off.check("device.allowMultipleAllocations == true")).isPresent();
+        assertThat(on.check("device.driver ==")).get().asString().startsWith("compilation failed: ERROR: ");
+        assertThat(on.check("device.driver")).contains("must evaluate to bool or the unknown type, not string");
     }
 }

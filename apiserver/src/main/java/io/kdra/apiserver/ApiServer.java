@@ -12,7 +12,7 @@ import io.kdra.apiserver.protobuf.KubeProtobuf;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.resource.ResourceKinds;
 import io.kdra.apiserver.storage.Store;
-import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.kube.ExpressionChecker;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -185,6 +185,8 @@ public final class ApiServer implements AutoCloseable {
             KindRegistry.Builder withResourceValidators = KindRegistry.builder();
             ResourceKinds.validators(celChecker).forEach((kind, validator) ->
                     withResourceValidators.validator(ResourceKinds.GROUP, kind, validator));
+            ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
+                    withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
             return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock);
         }
     }

@@ -1,5 +1,6 @@
 package io.kdra.apiserver;
 
+import io.kdra.apiserver.api.ObjectValidator;
 import io.kdra.apiserver.admission.AdmissionPlugin;
 import io.kdra.apiserver.admission.AdminAccessValidation;
 import io.kdra.apiserver.admission.NodeBoundSliceAdmission;
@@ -11,7 +12,6 @@ import tools.jackson.databind.node.ObjectNode;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.registry.Registry.KindValidator;
 import io.kdra.apiserver.storage.Store;
-import io.kdra.apiserver.validation.ObjectValidator;
 import io.kdra.apiserver.validation.PodClaimValidation;
 import io.kdra.apiserver.validation.PodUpdateValidation;
 import java.util.List;

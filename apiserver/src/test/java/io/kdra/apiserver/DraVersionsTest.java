@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -35,9 +37,21 @@ import tools.jackson.databind.node.ObjectNode;
  * other as the golden objects of the conversion tests (src/test/resources/io/kdra/apiserver/resource/golden), lists,
  * watches and patches in versions other than the storage version, and validation errors with their field paths.
  */
-class DraVersionsTest extends ServerTestBase {
+class DraVersionsTest {
 
     private static final String GROUP = "/apis/resource.k8s.io/";
+
+    private static ServerFixture fixture;
+
+    @BeforeAll
+    static void startServer() {
+        fixture = new ServerFixture(ServerFixture.EVERY_DRA_FIELD);
+    }
+
+    @AfterAll
+    static void stopServer() {
+        fixture.close();
+    }
 
     /** A golden object directory, its plural, whether it is namespaced, and its served versions. */
     private record Golden(String object, String plural, boolean namespaced, List<String> versions) {}
@@ -344,7 +358,7 @@ class DraVersionsTest extends ServerTestBase {
 
     @Test
     void thePluggedCelCheckerRejectsSelectorsThroughHttp() {
-        try (ServerFixture strict = new ServerFixture(ApiServer.builder().celChecker(
+        try (ServerFixture strict = new ServerFixture(ApiServer.builder().config(ServerFixture.EVERY_DRA_FIELD).celChecker(
                 expression -> expression.contains("==") ? Optional.empty() : Optional.of("compilation failed: no"))
                 .build())) {
             HttpResponse<String> rejected = strict.send("POST", GROUP + "v1beta2/deviceclasses", "application/json",

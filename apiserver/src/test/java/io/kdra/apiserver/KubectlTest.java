@@ -109,7 +109,7 @@ class KubectlTest {
     @BeforeAll
     static void start() throws IOException {
         // kubectl sends its bearer token only over https
-        fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
+        fixture = new ServerFixture(ServerFixture.EVERY_DRA_FIELD.withTls(true));
         dir = Files.createTempDirectory("kdra-kubectl");
         kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
     }

@@ -3,6 +3,8 @@ package io.kdra.apiserver;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.KubeClients;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +16,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ServerFixture implements AutoCloseable {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    /**
+     * Kubernetes 1.34 with every DRA feature of its API on, for tests that write every field of the resource.k8s.io
+     * kinds (fields of disabled features would be dropped).
+     */
+    static final ApiServerConfig EVERY_DRA_FIELD = ApiServerConfig.defaults().withFeatureGates(FeatureGates.parse(
+            new KubernetesVersion(1, 34), "DRADeviceTaints=true,DRAPartitionableDevices=true,"
+                    + "DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRAExtendedResource=true"));
 
     final ApiServer server;
     final KubeClients clients = KubeClients.create();

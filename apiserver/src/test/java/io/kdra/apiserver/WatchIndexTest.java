@@ -39,10 +39,7 @@ class WatchIndexTest {
 
     @BeforeAll
     static void start() {
-        ApiServerConfig defaults = ApiServerConfig.defaults();
-        fixture = new ServerFixture(new ApiServerConfig(0, false, defaults.kubernetesVersion(), defaults.historySize(),
-                defaults.watchQueueCapacity(), defaults.maxBodyBytes(), defaults.bookmarkIntervalMillis(),
-                defaults.defaultWatchTimeoutSeconds(), 3));
+        fixture = new ServerFixture(ApiServerConfig.defaults().withEventLoops(3));
     }
 
     @AfterAll

@@ -1,25 +1,25 @@
 package io.kdra.cli;
 
 import io.kdra.allocator.cel.CelSelectorCompiler;
-import io.kdra.allocator.cel.SelectorCompileException;
-import io.kdra.allocator.cel.SelectorCompiler;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.ApiServerConfig;
-import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code kdra cluster apiserver}: the in-memory API server alone, until interrupted. */
 @Command(name = "apiserver", mixinStandardHelpOptions = true,
         description = {"Start the in-memory Kubernetes API server on 127.0.0.1 and write a kubeconfig for it.",
-                "CEL selectors of DRA objects are compiled with the allocator's CEL environment when written."})
+                "CEL selectors of DRA objects are compiled with the allocator's CEL environment when written;",
+                "fields of disabled DRA features are dropped from written objects, as kube-apiserver does."})
 final class ApiServerCommand implements Callable<Integer> {
 
     @Spec
@@ -39,14 +39,23 @@ final class ApiServerCommand implements Callable<Integer> {
     private boolean tls;
 
     @Option(names = "--kubernetes-version", paramLabel = "MAJOR.MINOR", defaultValue = "1.34",
-            description = "The Kubernetes version /version reports (default: ${DEFAULT-VALUE}).")
+            description = "The emulated Kubernetes version: what /version reports and whose feature-gate defaults"
+                    + " apply, 1.31 to 1.37 (default: ${DEFAULT-VALUE}).")
     private String kubernetesVersion;
+
+    @Option(names = "--feature-gates", paramLabel = "A=true,B=false", defaultValue = "",
+            description = "Feature gates over the defaults of --kubernetes-version, as kube-apiserver's flag, e.g."
+                    + " DRADeviceTaints=true,DRAAdminAccess=false. Known gates: ${COMPLETION-CANDIDATES}.",
+            completionCandidates = KnownGates.class)
+    private String featureGates;
 
     @Override
     public Integer call() throws Exception {
         ApiServerConfig config = ApiServerConfig.defaults().withPort(port).withTls(tls)
                 .withKubernetesVersion(kubernetesVersion);
-        ApiServer server = ApiServer.builder().config(config).celChecker(celChecker()).build().start();
+        FeatureGates gates = featureGates(KubernetesVersion.parse(config.kubernetesVersion()));
+        ApiServer server = ApiServer.builder().config(config.withFeatureGates(gates))
+                .celChecker(CelSelectorCompiler.expressionChecker(gates)).build().start();
         Path written;
         try {
             written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
@@ -65,21 +74,24 @@ final class ApiServerCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * The allocator's CEL environment as the API server's selector check, so that a selector the allocator could not
-     * compile is rejected when the object is written, as kube-apiserver does. Validation runs with the DRA feature
-     * gates of the emulated release on, DRAConsumableCapacity included.
-     */
-    static ExpressionChecker celChecker() {
-        SelectorCompiler compiler = CelSelectorCompiler.create(
-                CelSelectorCompiler.Options.defaults().withConsumableCapacity(true));
-        return expression -> {
-            try {
-                compiler.compile(expression);
-                return Optional.empty();
-            } catch (SelectorCompileException e) {
-                return Optional.of(e.getMessage());
-            }
-        };
+    private FeatureGates featureGates(KubernetesVersion version) {
+        try {
+            FeatureGates.defaults(version);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--kubernetes-version: " + e.getMessage(), e);
+        }
+        try {
+            return FeatureGates.parse(version, featureGates);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--feature-gates: " + e.getMessage(), e);
+        }
+    }
+
+    /** The gate names the help lists. */
+    static final class KnownGates implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return FeatureGates.knownGates().iterator();
+        }
     }
 }

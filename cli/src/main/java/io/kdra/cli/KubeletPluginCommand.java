@@ -1,22 +1,19 @@
 package io.kdra.cli;
 
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.plugin.KubeletPlugin;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
+import io.kdra.testdriver.DriverDevices;
 import io.kdra.testdriver.ExamplePlugin;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -99,7 +96,7 @@ final class KubeletPluginCommand implements Callable<Integer> {
             driver = ExamplePlugin.builder(driverName, cdiDirectory)
                     .nodeName(nodeName)
                     .kubernetesClient(client)
-                    .driverResources(DriverResources.of(nodeName, Pool.ofDevices(devices())))
+                    .driverResources(DriverResources.of(nodeName, Pool.ofDevices(DriverDevices.numbered(numDevices))))
                     .pluginOptions(plugin -> plugin
                             .registrarDirectory(registrationPath)
                             .pluginDataDirectory(dataDirectory.resolve(driverName))
@@ -130,12 +127,6 @@ final class KubeletPluginCommand implements Callable<Integer> {
             return "stopped; removed " + plugin.registrationSocket() + " and " + plugin.draSocket();
         });
         return 0;
-    }
-
-    private List<Device> devices() {
-        return IntStream.range(0, numDevices)
-                .mapToObj(i -> new DeviceBuilder().withName(String.format("device-%02d", i)).build())
-                .toList();
     }
 
     private Config readKubeconfig() {

@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.allocator.cel.CelSelectorCompiler;
 import io.kdra.apiserver.ApiServer;
-import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.kube.ExpressionChecker;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.KubeClients;
 import java.io.File;
 import java.io.IOException;
@@ -42,7 +47,8 @@ class ApiServerCommandTest {
         int code = new CommandLine(new Kdra()).setOut(new PrintWriter(out))
                 .execute("cluster", "apiserver", "--help");
         assertThat(code).isZero();
-        assertThat(out.toString()).contains("--port", "--kubeconfig", "--[no-]tls", "--kubernetes-version");
+        assertThat(out.toString()).contains("--port", "--kubeconfig", "--[no-]tls", "--kubernetes-version",
+                "--feature-gates", "DRADeviceTaints");
     }
 
     @Test
@@ -55,19 +61,53 @@ class ApiServerCommandTest {
     }
 
     @Test
-    void celCheckerIsTheAllocatorsCompiler() {
-        ExpressionChecker checker = ApiServerCommand.celChecker();
-        assertThat(checker.check("device.driver == \"gpu.example.com\"")).isEmpty();
-        assertThat(checker.check("device.allowMultipleAllocations == true")).isEmpty();
-        assertThat(checker.check("device.driver ==")).get().asString().startsWith("compilation failed: ERROR: ");
-        assertThat(checker.check("device.driver")).get().asString()
-                .isEqualTo("must evaluate to bool or the unknown type, not string");
+    void badFeatureGatesAreReportedWithoutStarting() {
+        assertThat(run("--feature-gates", "Foo=true")).contains("--feature-gates: unrecognized feature gate: Foo");
+        assertThat(run("--feature-gates", "DRAAdminAccess=maybe")).contains("--feature-gates: invalid value of "
+                + "DRAAdminAccess=maybe, err: strconv.ParseBool: parsing \"maybe\": invalid syntax");
+        assertThat(run("--kubernetes-version", "1.35", "--feature-gates", "DynamicResourceAllocation=false"))
+                .contains("--feature-gates: cannot set feature gate DynamicResourceAllocation to false, "
+                        + "feature is locked to true");
+        assertThat(run("--kubernetes-version", "1.32", "--feature-gates", "DRADeviceTaints=true"))
+                .contains("--feature-gates: cannot set feature gate DRADeviceTaints to true, feature is PreAlpha");
+        assertThat(run("--kubernetes-version", "1.40")).contains("--kubernetes-version: emulated Kubernetes version "
+                + "1.40 is not supported: kdra knows the feature gates of 1.31 to 1.37");
+    }
+
+    /** Runs {@code kdra cluster apiserver} with the arguments, expecting it to fail; returns what it printed. */
+    private static String run(String... arguments) {
+        StringWriter err = new StringWriter();
+        List<String> command = new java.util.ArrayList<>(List.of("cluster", "apiserver"));
+        command.addAll(List.of(arguments));
+        int code = new CommandLine(new Kdra()).setErr(new PrintWriter(err)).execute(command.toArray(String[]::new));
+        assertThat(code).isNotZero();
+        return err.toString();
+    }
+
+    @Test
+    void theFeatureGatesReachTheServer() throws Exception {
+        try (KdraProcess apiserver = KdraProcess.start(dir.resolve("apiserver.err"), List.of("cluster", "apiserver",
+                "--port", "0", "--kubeconfig", dir.resolve("kubeconfig").toString(), "--kubernetes-version", "1.36",
+                "--feature-gates", "DRAExtendedResource=false"))) {
+            Path kubeconfig = awaitKubeconfig(apiserver);
+            try (KubeClients clients = KubeClients.create()) {
+                KubernetesClient client = clients.client(Config.fromKubeconfig(kubeconfig.toFile()));
+                DeviceClass created = client.resource(new DeviceClassBuilder().withNewMetadata().withName("gpu")
+                        .endMetadata().withNewSpec().withExtendedResourceName("example.com/gpu").endSpec().build())
+                        .create();
+
+                assertThat(created.getSpec().getExtendedResourceName()).as("dropped: DRAExtendedResource is off")
+                        .isNull();
+            }
+            assertStopsCleanly(apiserver);
+        }
     }
 
     @Test
     void theServerRejectsASelectorTheAllocatorCannotCompile() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        try (ApiServer server = ApiServer.builder().celChecker(ApiServerCommand.celChecker()).build().start()) {
+        ExpressionChecker checker = CelSelectorCompiler.expressionChecker(FeatureGates.defaults(new KubernetesVersion(1, 34)));
+        try (ApiServer server = ApiServer.builder().celChecker(checker).build().start()) {
             HttpResponse<String> bad = createDeviceClass(http, server, "bad", "device.driver ==");
             assertThat(bad.statusCode()).isEqualTo(422);
             assertThat(bad.body()).contains("DeviceClass.resource.k8s.io \\\"bad\\\" is invalid: "

@@ -269,23 +269,8 @@ public final class FeatureGates {
             case "1", "t", "T", "TRUE", "true", "True" -> true;
             case "0", "f", "F", "FALSE", "false", "False" -> false;
             default -> throw new IllegalArgumentException("invalid value of " + name + "=" + value
-                    + ", err: strconv.ParseBool: parsing " + goQuote(value) + ": invalid syntax");
+                    + ", err: strconv.ParseBool: parsing " + GoQuote.quote(value) + ": invalid syntax");
         };
-    }
-
-    /** Go's %q for the text a flag value can hold. */
-    private static String goQuote(String text) {
-        StringBuilder quoted = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\t' -> quoted.append("\\t");
-                case '\n' -> quoted.append("\\n");
-                default -> quoted.append(c);
-            }
-        }
-        return quoted.append('"').toString();
     }
 
     private static boolean defaultAt(Gate gate, KubernetesVersion version) {

@@ -1,6 +1,9 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.ExpressionChecker;
+import io.kdra.kube.FeatureGates;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +51,11 @@ public final class CelSelectorCompiler implements SelectorCompiler {
             return new Options(false, DEFAULT_COST_LIMIT, (int) DEFAULT_COST_LIMIT, DEFAULT_CACHE_SIZE);
         }
 
+        /** Kubernetes' defaults with the CEL features the gates enable (DRAConsumableCapacity). */
+        public static Options from(FeatureGates gates) {
+            return defaults().withConsumableCapacity(gates.enabled(FeatureGates.DRA_CONSUMABLE_CAPACITY));
+        }
+
         public Options withConsumableCapacity(boolean enabled) {
             return new Options(enabled, costLimit, iterationLimit, cacheSize);
         }
@@ -75,6 +83,22 @@ public final class CelSelectorCompiler implements SelectorCompiler {
 
     public static CelSelectorCompiler create(Options options) {
         return new CelSelectorCompiler(options);
+    }
+
+    /**
+     * The API server's selector check: this compiler with the CEL features the gates enable, so that a selector the
+     * allocator could not compile is rejected when the object is written, as kube-apiserver does.
+     */
+    public static ExpressionChecker expressionChecker(FeatureGates gates) {
+        CelSelectorCompiler compiler = create(Options.from(gates));
+        return expression -> {
+            try {
+                compiler.compile(expression);
+                return Optional.empty();
+            } catch (SelectorCompileException e) {
+                return Optional.of(e.getMessage());
+            }
+        };
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.Quantity;
+import io.kdra.kube.net.IpAddress;
+import io.kdra.kube.net.Cidr;
 import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.types.TypeType;
 import dev.cel.common.values.CelByteString;

@@ -1,5 +1,8 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.net.IpAddress;
+import io.kdra.kube.net.Cidr;
+import io.kdra.kube.GoQuote;
 import static dev.cel.common.CelFunctionDecl.newFunctionDeclaration;
 import static dev.cel.common.CelOverloadDecl.newGlobalOverload;
 import static dev.cel.common.CelOverloadDecl.newMemberOverload;

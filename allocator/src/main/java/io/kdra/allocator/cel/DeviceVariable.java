@@ -1,5 +1,6 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.Quantity;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import dev.cel.common.types.CelType;

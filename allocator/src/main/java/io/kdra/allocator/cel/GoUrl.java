@@ -1,5 +1,7 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.net.IpAddress;
+import io.kdra.kube.GoQuote;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;

@@ -1,5 +1,7 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.net.IpAddress;
+import io.kdra.kube.GoQuote;
 import static dev.cel.common.CelFunctionDecl.newFunctionDeclaration;
 import static dev.cel.common.CelOverloadDecl.newGlobalOverload;
 import static dev.cel.common.CelOverloadDecl.newMemberOverload;

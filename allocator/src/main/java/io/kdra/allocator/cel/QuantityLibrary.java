@@ -1,5 +1,6 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.Quantity;
 import static dev.cel.common.CelFunctionDecl.newFunctionDeclaration;
 import static dev.cel.common.CelOverloadDecl.newGlobalOverload;
 import static dev.cel.common.CelOverloadDecl.newMemberOverload;
@@ -11,7 +12,7 @@ import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
-import io.kdra.allocator.cel.Quantity.Format;
+import io.kdra.kube.Quantity.Format;
 import java.util.function.BinaryOperator;
 
 /**

@@ -1,5 +1,6 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.GoQuote;
 import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.types.TypeType;
 import dev.cel.common.values.CelByteString;

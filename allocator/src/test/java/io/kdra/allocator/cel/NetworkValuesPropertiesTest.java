@@ -1,5 +1,7 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.net.IpAddress;
+import io.kdra.kube.net.Cidr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigInteger;

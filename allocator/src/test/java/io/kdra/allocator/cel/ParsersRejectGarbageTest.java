@@ -1,5 +1,6 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.net.Cidr;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.kdra.allocator.cel;
 
+import io.kdra.kube.GoQuote;
 import static io.kdra.allocator.cel.CelSelectorCompilerTest.assertCheckError;
 import static io.kdra.allocator.cel.CelSelectorCompilerTest.matches;
 import static io.kdra.allocator.cel.CelSelectorCompilerTest.runtimeError;

@@ -1,8 +1,8 @@
 package io.kdra.apiserver.admission;
 
+import io.kdra.apiserver.api.ObjectValidator;
+import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;

@@ -1,7 +1,6 @@
 package io.kdra.apiserver.api;
 
 import io.kdra.apiserver.api.ResourceType.StatusOnCreate;
-import io.kdra.apiserver.resource.ResourceKinds;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -12,9 +11,13 @@ public final class BuiltinResources {
 
     public static final String RESOURCE_GROUP = "resource.k8s.io";
 
+    private static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
+    private static final List<String> DEVICE_VERSIONS = List.of("v1beta1", "v1beta2", "v1");
+    /** v1alpha3 and v1beta2 have the same shape; kube-apiserver 1.36 serves no v1 DeviceTaintRule. */
+    private static final List<String> TAINT_RULE_VERSIONS = List.of("v1alpha3", "v1beta2", "v1");
+
     private BuiltinResources() {}
 
-    /** The resource.k8s.io kinds take their served and storage versions from {@link ResourceKinds}. */
     public static List<ResourceType> all() {
         List<ResourceType> types = new ArrayList<>();
         types.add(core("Namespace", "namespaces", false, List.of("ns"), Set.of("status", "finalize"), StatusOnCreate.RESET));
@@ -68,10 +71,20 @@ public final class BuiltinResources {
                 StatusOnCreate.KEEP, null);
     }
 
+    /** @return the storage version of a resource.k8s.io kind: the most stable one served */
+    public static String draStorageVersion(String kind) {
+        return "v1";
+    }
+
+    /** @return the served versions of a resource.k8s.io kind, oldest first */
+    public static List<String> draServedVersions(String kind) {
+        return kind.equals(DEVICE_TAINT_RULE) ? TAINT_RULE_VERSIONS : DEVICE_VERSIONS;
+    }
+
     private static ResourceType dra(String kind, String plural, boolean namespaced, Set<String> subresources) {
-        List<String> preferredFirst = new ArrayList<>(ResourceKinds.servedVersions(kind));
+        List<String> preferredFirst = new ArrayList<>(draServedVersions(kind));
         Collections.reverse(preferredFirst);
-        return new ResourceType(RESOURCE_GROUP, preferredFirst, ResourceKinds.storageVersion(kind), kind, plural,
+        return new ResourceType(RESOURCE_GROUP, preferredFirst, draStorageVersion(kind), kind, plural,
                 namespaced, List.of(), List.of(), subresources,
                 subresources.contains("status") ? StatusOnCreate.RESET : StatusOnCreate.KEEP, null);
     }

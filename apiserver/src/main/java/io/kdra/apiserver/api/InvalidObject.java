@@ -1,7 +1,6 @@
 package io.kdra.apiserver.api;
 
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.validation.FieldError;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

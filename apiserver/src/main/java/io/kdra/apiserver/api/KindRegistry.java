@@ -2,7 +2,6 @@ package io.kdra.apiserver.api;
 
 import io.kdra.apiserver.conversion.EventConversion;
 import io.kdra.apiserver.conversion.VersionConverter;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +27,7 @@ public final class KindRegistry {
     private final Map<String, List<ObjectValidator>> validators;
     private final Map<String, VersionConverter> converters;
     private final Map<String, UnaryOperator<ObjectNode>> defaulters;
+    private final Map<String, DisabledFields> disabledFields;
 
     private KindRegistry(Builder builder) {
         this.types = List.copyOf(BuiltinResources.all());
@@ -36,6 +36,7 @@ public final class KindRegistry {
         this.validators = Map.copyOf(frozen);
         this.converters = Map.copyOf(builder.converters);
         this.defaulters = Map.copyOf(builder.defaulters);
+        this.disabledFields = Map.copyOf(builder.disabledFields);
         for (ResourceType type : types) {
             if (type.versions().size() > 1 && !converters.containsKey(key(type.group(), type.kind()))) {
                 throw new IllegalStateException(type.groupKind() + " is served in " + type.versions()
@@ -73,6 +74,18 @@ public final class KindRegistry {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Drops the fields of disabled features from an object being written, unless the stored object uses them.
+     *
+     * @param old the stored object, or null on create
+     */
+    public void dropDisabledFields(ResourceType type, ObjectNode object, ObjectNode old) {
+        DisabledFields fields = disabledFields.get(key(type.group(), type.kind()));
+        if (fields != null) {
+            fields.drop(object, old);
+        }
     }
 
     public List<ObjectValidator> validators(ResourceType type) {
@@ -128,6 +141,7 @@ public final class KindRegistry {
         private final Map<String, List<ObjectValidator>> validators = new HashMap<>();
         private final Map<String, VersionConverter> converters = new HashMap<>();
         private final Map<String, UnaryOperator<ObjectNode>> defaulters = new HashMap<>();
+        private final Map<String, DisabledFields> disabledFields = new HashMap<>();
 
         private Builder() {}
 
@@ -152,11 +166,21 @@ public final class KindRegistry {
             return this;
         }
 
-        /** Adds the other builder's validators after these and takes over its converters and defaulters. */
+        /** Replaces the kind's dropping of the fields of disabled features, if it had one. */
+        public Builder disabledFields(String group, String kind, DisabledFields fields) {
+            disabledFields.put(key(group, kind), fields);
+            return this;
+        }
+
+        /**
+         * Adds the other builder's validators after these and takes over its converters, defaulters and droppers of
+         * disabled fields.
+         */
         public Builder addAll(Builder other) {
             other.validators.forEach((key, list) -> validators.computeIfAbsent(key, k -> new ArrayList<>()).addAll(list));
             converters.putAll(other.converters);
             defaulters.putAll(other.defaulters);
+            disabledFields.putAll(other.disabledFields);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.kdra.apiserver.http;
 
+import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.api.ResourceType;
@@ -9,7 +10,6 @@ import io.kdra.apiserver.registry.DeleteOptions;
 import io.kdra.apiserver.registry.Meta;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.registry.WriteContext;
-import io.kdra.apiserver.validation.FieldError;
 import io.vertx.core.http.HttpMethod;
 import java.time.Clock;
 import java.util.ArrayList;

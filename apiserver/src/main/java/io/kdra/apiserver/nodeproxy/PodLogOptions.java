@@ -3,7 +3,7 @@ package io.kdra.apiserver.nodeproxy;
 import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.InvalidObject;
 import io.kdra.apiserver.api.ResourceType;
-import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.api.FieldError;
 import io.vertx.core.MultiMap;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -2,7 +2,7 @@ package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.json.Json;
 import java.math.BigDecimal;
-import io.kdra.apiserver.api.Quantity;
+import io.kdra.kube.Quantity;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +66,10 @@ final class PodQos {
         int found = 0;
         for (String name : QOS_RESOURCES) {
             JsonNode value = list.path(name);
-            Optional<Quantity> quantity = value.isString() ? Quantity.parse(value.stringValue())
-                    : value.isNumber() ? Quantity.parse(value.asString()) : Optional.empty();
-            if (quantity.isPresent() && quantity.get().value().signum() > 0) {
-                totals.merge(name, quantity.get().value(), BigDecimal::add);
+            Optional<Quantity> quantity = value.isString() ? Quantity.tryParse(value.stringValue())
+                    : value.isNumber() ? Quantity.tryParse(value.asString()) : Optional.empty();
+            if (quantity.isPresent() && quantity.get().signum() > 0) {
+                totals.merge(name, quantity.get().cappedValue(), BigDecimal::add);
                 found++;
             }
         }

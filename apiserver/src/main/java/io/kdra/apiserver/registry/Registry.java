@@ -1,5 +1,7 @@
 package io.kdra.apiserver.registry;
 
+import io.kdra.apiserver.api.ObjectValidator;
+import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.admission.AdmissionPlugin;
 import io.kdra.apiserver.admission.AdmissionRequest;
 import io.kdra.apiserver.admission.AdmissionRequest.Operation;
@@ -11,9 +13,7 @@ import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.storage.Store.Change;
 import io.kdra.apiserver.storage.StoredObject;
-import io.kdra.apiserver.validation.FieldError;
 import io.kdra.apiserver.validation.ObjectMetaValidation;
-import io.kdra.apiserver.validation.ObjectValidator;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -218,6 +218,7 @@ public final class Registry {
         }
         KindDefaults.applyOnWrite(type, prepared);
         KindDefaults.applyOnCreate(type, prepared);
+        kinds.dropDisabledFields(type, prepared, null);
         return prepared;
     }
 
@@ -255,6 +256,9 @@ public final class Registry {
         }
         ObjectNode next = statusSubresource ? withStatus(type, current, proposed)
                 : mainResourceUpdate(type, current, proposed, target == Target.BINDING);
+        if (statusSubresource) {
+            kinds.dropDisabledFields(type, next, current);
+        }
         KindDefaults.labelNamespace(type, next);
         if (target != Target.BINDING) {
             validate(type, next, current, statusSubresource);
@@ -324,6 +328,9 @@ public final class Registry {
         }
         // defaulted before the comparison, so that a body leaving the defaults out changes nothing
         KindDefaults.applyOnWrite(type, next);
+        if (!binding) {
+            kinds.dropDisabledFields(type, next, current);
+        }
         if (KindDefaults.tracksGeneration(type) && !binding && specChanged(current, next)) {
             metadata.put("generation", Meta.generation(current) + 1);
         }

@@ -1,5 +1,6 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.kube.net.Cidr;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -165,7 +166,7 @@ final class ClaimStatusChecks {
             run.add(FieldErrors.tooLong(path.child("hardwareAddress"), HARDWARE_ADDRESS_MAX_LENGTH));
         }
         CollectionChecks.stringSet(run, network, "ips", path, NETWORK_IPS_MAX, (address, addressPath) -> {
-            var canonical = IpAddresses.canonicalInterfaceAddress(address);
+            var canonical = Cidr.canonicalInterfaceAddress(address);
             if (canonical.isEmpty()) {
                 run.add(FieldErrors.invalid(addressPath, address,
                         "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)"));

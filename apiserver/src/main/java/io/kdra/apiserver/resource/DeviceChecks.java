@@ -1,6 +1,6 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.api.Quantity;
+import io.kdra.kube.Quantity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;

@@ -1,7 +1,7 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.FieldError.Type;
+import io.kdra.apiserver.api.FieldError;
+import io.kdra.apiserver.api.FieldError.Type;
 import java.util.List;
 import java.util.stream.Collectors;
 import tools.jackson.databind.JsonNode;

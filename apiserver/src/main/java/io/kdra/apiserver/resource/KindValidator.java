@@ -1,8 +1,8 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.ObjectValidator;
+import io.kdra.apiserver.api.ObjectValidator;
+import io.kdra.apiserver.api.FieldError;
+import io.kdra.kube.ExpressionChecker;
 import java.util.List;
 import java.util.function.Consumer;
 import tools.jackson.databind.node.ObjectNode;

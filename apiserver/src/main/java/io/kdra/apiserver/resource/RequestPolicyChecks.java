@@ -1,6 +1,6 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.api.Quantity;
+import io.kdra.kube.Quantity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ final class RequestPolicyChecks {
         }
         for (int i = 0; i + 1 < values.size(); i++) {
             if (values.get(i).compareTo(values.get(i + 1)) > 0) {
-                run.add(FieldErrors.invalid(path.index(i + 1), values.get(i + 1).text(),
+                run.add(FieldErrors.invalid(path.index(i + 1), values.get(i + 1).toString(),
                         "values must be sorted in ascending order"));
             }
         }
@@ -61,20 +61,20 @@ final class RequestPolicyChecks {
             for (int i = 0; i < values.size(); i++) {
                 Quantity option = values.get(i);
                 if (option.compareTo(capacity) > 0) {
-                    run.add(FieldErrors.invalid(path.index(i), option.text(),
-                            "option is larger than capacity value: " + capacity.text()));
+                    run.add(FieldErrors.invalid(path.index(i), option.toString(),
+                            "option is larger than capacity value: " + capacity.toString()));
                 }
                 defaultFound |= option.compareTo(defaultValue) == 0;
             }
             for (int i = 0; i < values.size(); i++) {
-                BigDecimal key = values.get(i).value().setScale(0, RoundingMode.CEILING);
+                BigDecimal key = values.get(i).cappedValue().setScale(0, RoundingMode.CEILING);
                 if (!seen.add(key)) {
                     run.add(FieldErrors.duplicate(path.index(i), key.toPlainString()));
                 }
             }
         }
         if (!defaultFound) {
-            run.add(FieldErrors.invalid(path, defaultValue.text(),
+            run.add(FieldErrors.invalid(path, defaultValue.toString(),
                     "default value is not valid according to the requestPolicy"));
         }
     }
@@ -89,36 +89,39 @@ final class RequestPolicyChecks {
             return;
         }
         if (min.compareTo(capacity) > 0) {
-            run.add(FieldErrors.invalid(path.child("min"), min.text(),
-                    "min is larger than capacity value: " + capacity.text()));
+            run.add(FieldErrors.invalid(path.child("min"), min.toString(),
+                    "min is larger than capacity value: " + capacity.toString()));
         }
         if (defaultValue.compareTo(min) < 0) {
-            run.add(FieldErrors.invalid(path.child("default"), defaultValue.text(), "default is less than min: " + min.text()));
+            run.add(FieldErrors.invalid(path.child("default"), defaultValue.toString(), "default is less than min: " + min.toString()));
         }
         if (max != null) {
             if (min.compareTo(max) > 0) {
-                run.add(FieldErrors.invalid(path.child("max"), min.text(), "min is larger than max: " + max.text()));
+                run.add(FieldErrors.invalid(path.child("max"), min.toString(), "min is larger than max: " + max.toString()));
             }
             if (max.compareTo(capacity) > 0) {
-                run.add(FieldErrors.invalid(path.child("max"), max.text(),
-                        "max is larger than capacity value: " + capacity.text()));
+                run.add(FieldErrors.invalid(path.child("max"), max.toString(),
+                        "max is larger than capacity value: " + capacity.toString()));
             }
             if (defaultValue.compareTo(max) > 0) {
-                run.add(FieldErrors.invalid(path.child("default"), defaultValue.text(),
-                        "default is more than max: " + max.text()));
+                run.add(FieldErrors.invalid(path.child("default"), defaultValue.toString(),
+                        "default is more than max: " + max.toString()));
             }
         }
         if (step == null) {
             return;
         }
         if (step.value().signum() <= 0) {
-            run.add(FieldErrors.invalid(path.child("step"), step.text(), "must be greater than zero"));
+            run.add(FieldErrors.invalid(path.child("step"), step.toString(), "must be greater than zero"));
             return;
         }
-        Quantity oneStep = min.plus(step);
-        if (oneStep.compareTo(capacity) > 0) {
-            run.add(FieldErrors.invalid(path.child("step"), step.text(),
-                    "one step " + oneStep.text() + " is larger than capacity value: " + capacity.text()));
+        // past int64 the sum could need any number of digits; those values get their own error below
+        if (inInt64(min) && inInt64(step)) {
+            Quantity oneStep = min.add(step);
+            if (oneStep.compareTo(capacity) > 0) {
+                run.add(FieldErrors.invalid(path.child("step"), step.toString(),
+                        "one step " + oneStep + " is larger than capacity value: " + capacity));
+            }
         }
         boolean unsafe = outOfInt64(run, defaultValue, path.child("default"))
                 | outOfInt64(run, min, path.child("min"))
@@ -133,14 +136,18 @@ final class RequestPolicyChecks {
         }
     }
 
+    private static boolean inInt64(Quantity value) {
+        return value.signum() >= 0 && value.value().compareTo(MAX_INT64) <= 0;
+    }
+
     /** Upstream's step arithmetic needs values in [0, MaxInt64]. */
     private static boolean outOfInt64(ValidationRun run, Quantity value, FieldPath path) {
         if (value.value().signum() < 0) {
-            run.add(FieldErrors.invalid(path, value.text(), "must be greater than or equal to 0"));
+            run.add(FieldErrors.invalid(path, value.toString(), "must be greater than or equal to 0"));
             return true;
         }
         if (value.value().compareTo(MAX_INT64) > 0) {
-            run.add(FieldErrors.invalid(path, value.text(), "must not be larger than 9223372036854775807"));
+            run.add(FieldErrors.invalid(path, value.toString(), "must not be larger than 9223372036854775807"));
             return true;
         }
         return false;
@@ -148,8 +155,8 @@ final class RequestPolicyChecks {
 
     private static void stepMultiple(ValidationRun run, Quantity value, Quantity min, Quantity step, FieldPath path) {
         if (value.value().subtract(min.value()).remainder(step.value()).signum() != 0) {
-            run.add(FieldErrors.invalid(path, value.text(),
-                    "value is not a multiple of a given step (" + step.text() + ") from (" + min.text() + ")"));
+            run.add(FieldErrors.invalid(path, value.toString(),
+                    "value is not a multiple of a given step (" + step.toString() + ") from (" + min.toString() + ")"));
         }
     }
 }

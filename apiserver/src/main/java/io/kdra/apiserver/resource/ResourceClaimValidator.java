@@ -1,7 +1,7 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.api.FieldError;
+import io.kdra.kube.ExpressionChecker;
 import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 

@@ -1,8 +1,11 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.apiserver.api.ObjectValidator;
+import io.kdra.apiserver.api.BuiltinResources;
+import io.kdra.apiserver.api.DisabledFields;
 import io.kdra.apiserver.conversion.VersionConverter;
-import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.ObjectValidator;
+import io.kdra.kube.ExpressionChecker;
+import io.kdra.kube.FeatureGates;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -39,20 +42,17 @@ public final class ResourceKinds {
     public static final String RESOURCE_SLICE = "ResourceSlice";
     public static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
 
-    private static final List<String> DEVICE_VERSIONS = List.of(V1BETA1, V1BETA2, V1);
-    private static final List<String> TAINT_RULE_VERSIONS = List.of(V1ALPHA3, V1BETA2, V1);
-
     private ResourceKinds() {
     }
 
     /** @return the storage version of a kind of {@link #converters()} */
     public static String storageVersion(String kind) {
-        return V1;
+        return BuiltinResources.draStorageVersion(kind);
     }
 
     /** @return the served versions of a kind of {@link #converters()}, oldest first */
     public static List<String> servedVersions(String kind) {
-        return kind.equals(DEVICE_TAINT_RULE) ? TAINT_RULE_VERSIONS : DEVICE_VERSIONS;
+        return BuiltinResources.draServedVersions(kind);
     }
 
     /**
@@ -84,9 +84,14 @@ public final class ResourceKinds {
                 DEVICE_TAINT_RULE, ResourceDefaults.forKind(DEVICE_TAINT_RULE, clock));
     }
 
+    /** What each kind drops of the fields of disabled features on writes, for the given gates. */
+    public static Map<String, DisabledFields> disabledFields(FeatureGates gates) {
+        return ResourceFieldGates.forKinds(gates);
+    }
+
     public static Map<String, VersionConverter> converters() {
         return Map.of(
-                DEVICE_CLASS, sameShape(DEVICE_CLASS, DEVICE_VERSIONS),
+                DEVICE_CLASS, sameShape(DEVICE_CLASS, servedVersions(DEVICE_CLASS)),
                 RESOURCE_CLAIM, v1beta1Reshaped(RESOURCE_CLAIM,
                         claim -> V1beta1Shapes.claimDevicesToV1(claim.at("/spec/devices")),
                         claim -> V1beta1Shapes.claimDevicesFromV1(claim.at("/spec/devices"))),
@@ -96,7 +101,7 @@ public final class ResourceKinds {
                 RESOURCE_SLICE, v1beta1Reshaped(RESOURCE_SLICE,
                         slice -> V1beta1Shapes.sliceSpecToV1(slice.get("spec")),
                         slice -> V1beta1Shapes.sliceSpecFromV1(slice.get("spec"))),
-                DEVICE_TAINT_RULE, sameShape(DEVICE_TAINT_RULE, TAINT_RULE_VERSIONS));
+                DEVICE_TAINT_RULE, sameShape(DEVICE_TAINT_RULE, servedVersions(DEVICE_TAINT_RULE)));
     }
 
     private static VersionConverter sameShape(String kind, List<String> versions) {
@@ -106,6 +111,6 @@ public final class ResourceKinds {
     /** v1beta2 has v1's shape; v1beta1 differs. */
     private static VersionConverter v1beta1Reshaped(String kind, Consumer<ObjectNode> toV1,
                                                     Consumer<ObjectNode> fromV1) {
-        return new ResourceConverter(kind, DEVICE_VERSIONS, Map.of(V1BETA1, toV1), Map.of(V1BETA1, fromV1));
+        return new ResourceConverter(kind, servedVersions(kind), Map.of(V1BETA1, toV1), Map.of(V1BETA1, fromV1));
     }
 }

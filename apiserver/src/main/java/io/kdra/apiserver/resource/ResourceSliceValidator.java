@@ -1,6 +1,6 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.validation.ExpressionChecker;
+import io.kdra.kube.ExpressionChecker;
 import java.util.ArrayList;
 import java.util.List;
 import tools.jackson.databind.JsonNode;

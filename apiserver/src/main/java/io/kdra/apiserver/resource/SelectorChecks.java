@@ -1,5 +1,6 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.kube.ExpressionChecker;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;

@@ -1,8 +1,8 @@
 package io.kdra.apiserver.resource;
 
-import io.kdra.apiserver.api.Quantity;
-import io.kdra.apiserver.validation.ExpressionChecker;
-import io.kdra.apiserver.validation.FieldError;
+import io.kdra.apiserver.api.FieldError;
+import io.kdra.kube.Quantity;
+import io.kdra.kube.ExpressionChecker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -71,7 +71,7 @@ final class ValidationRun {
     /** A quantity value, e.g. of a map entry: null when it is not a quantity, which is reported. */
     Quantity quantity(JsonNode value, FieldPath path) {
         if (value.isString() || value.isNumber()) {
-            Optional<Quantity> quantity = Quantity.parse(value.isString() ? value.stringValue().trim() : value.toString());
+            Optional<Quantity> quantity = Quantity.tryParse(value.isString() ? value.stringValue().trim() : value.toString());
             if (quantity.isPresent()) {
                 return quantity.get();
             }

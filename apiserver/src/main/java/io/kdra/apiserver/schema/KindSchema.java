@@ -26,7 +26,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class KindSchema {
 
     private static final String QUANTITY_FORMAT =
-            "quantities must match the regular expression '" + io.kdra.apiserver.api.Quantity.FORMAT + "'";
+            "quantities must match the regular expression '" + io.kdra.kube.Quantity.FORMAT + "'";
 
     private static final Map<String, Optional<KindSchema>> KINDS = new ConcurrentHashMap<>();
 

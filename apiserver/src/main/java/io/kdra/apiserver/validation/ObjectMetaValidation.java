@@ -1,9 +1,10 @@
 package io.kdra.apiserver.validation;
 
+import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.selection.LabelSyntax;
-import io.kdra.apiserver.validation.FieldError.Type;
+import io.kdra.kube.selection.LabelSyntax;
+import io.kdra.apiserver.api.FieldError.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,9 @@
 package io.kdra.apiserver.validation;
 
+import io.kdra.apiserver.api.ObjectValidator;
+import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.json.Json;
-import io.kdra.apiserver.validation.FieldError.Type;
+import io.kdra.apiserver.api.FieldError.Type;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

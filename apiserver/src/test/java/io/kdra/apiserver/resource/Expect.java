@@ -1,9 +1,9 @@
 package io.kdra.apiserver.resource;
 
+import io.kdra.apiserver.api.FieldError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kdra.apiserver.validation.FieldError;
-import io.kdra.apiserver.validation.FieldError.Type;
+import io.kdra.apiserver.api.FieldError.Type;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;

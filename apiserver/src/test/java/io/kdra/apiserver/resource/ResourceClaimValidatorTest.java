@@ -14,7 +14,7 @@ import static io.kdra.apiserver.resource.TestJson.repeat;
 import static io.kdra.apiserver.resource.TestJson.with;
 import static io.kdra.apiserver.resource.TestJson.without;
 
-import io.kdra.apiserver.validation.FieldError.Type;
+import io.kdra.apiserver.api.FieldError.Type;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;

@@ -71,10 +71,7 @@ public class ClusterFanOutBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        ApiServerConfig defaults = ApiServerConfig.defaults();
-        server = new RunningServer(new ApiServerConfig(defaults.port(), defaults.tls(), defaults.kubernetesVersion(),
-                defaults.historySize(), defaults.watchQueueCapacity(), defaults.maxBodyBytes(),
-                defaults.bookmarkIntervalMillis(), defaults.defaultWatchTimeoutSeconds(), eventLoops));
+        server = new RunningServer(ApiServerConfig.defaults().withEventLoops(eventLoops));
         List<String> nodeNames = new ArrayList<>(nodes);
         for (int i = 0; i < nodes; i++) {
             nodeNames.add(node(i));

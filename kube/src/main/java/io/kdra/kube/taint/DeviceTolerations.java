@@ -1,17 +1,17 @@
-package io.kdra.allocator;
+package io.kdra.kube.taint;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import java.util.List;
 import java.util.Objects;
 
-/** Device taints and tolerations, as upstream's resourceclaim.ToleratesTaint. */
-final class Tolerations {
+/** Device taints and tolerations, as upstream's {@code resourceclaim.ToleratesTaint}. */
+public final class DeviceTolerations {
 
-    private Tolerations() {}
+    private DeviceTolerations() {}
 
     /** Whether a NoSchedule or NoExecute taint is not tolerated; other effects (None) never block. */
-    static boolean preventAllocation(List<DeviceTaint> taints, List<DeviceToleration> tolerations) {
+    public static boolean preventAllocation(List<DeviceTaint> taints, List<DeviceToleration> tolerations) {
         for (DeviceTaint taint : taints) {
             if (("NoSchedule".equals(taint.getEffect()) || "NoExecute".equals(taint.getEffect()))
                     && !tolerated(taint, tolerations)) {
@@ -21,7 +21,8 @@ final class Tolerations {
         return false;
     }
 
-    static boolean tolerates(DeviceToleration toleration, DeviceTaint taint) {
+    /** Whether one toleration tolerates the taint: effect and key match when set, then Equal or Exists. */
+    public static boolean tolerates(DeviceToleration toleration, DeviceTaint taint) {
         if (isSet(toleration.getEffect()) && !toleration.getEffect().equals(taint.getEffect())) {
             return false;
         }
@@ -35,7 +36,8 @@ final class Tolerations {
         return "Exists".equals(operator);
     }
 
-    private static boolean tolerated(DeviceTaint taint, List<DeviceToleration> tolerations) {
+    /** Whether any of the tolerations tolerates the taint. */
+    public static boolean tolerated(DeviceTaint taint, List<DeviceToleration> tolerations) {
         for (DeviceToleration toleration : tolerations) {
             if (tolerates(toleration, taint)) {
                 return true;

@@ -1,4 +1,4 @@
-package io.kdra.apiserver.validation;
+package io.kdra.apiserver.api;
 
 import java.util.List;
 import tools.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package io.kdra.apiserver.selection;
+package io.kdra.kube.selection;
 
 import java.util.regex.Pattern;
 

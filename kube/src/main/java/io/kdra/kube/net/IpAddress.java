@@ -1,24 +1,48 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube.net;
+
+import io.kdra.kube.GoQuote;
+import java.util.Optional;
 
 /**
  * An IPv4 or IPv6 address as Go's {@code net/netip.Addr} (without zones): parsing of literals only (never a name
  * lookup), Go's error texts, canonical printing (RFC 5952 for IPv6) and its classification methods. An IPv4 address
  * keeps its 32 bits in {@code low}; an IPv6 address its 128 bits in {@code high} and {@code low}.
  */
-record IpAddress(boolean ipv4, long high, long low) {
+public record IpAddress(boolean ipv4, long high, long low) {
 
     /** A parsed literal and its IPv6 zone ({@code ""} when there is none). */
-    record Parsed(IpAddress address, String zone) {
+    public record Parsed(IpAddress address, String zone) {
     }
 
     /** Go's {@code netip.ParseAddr}; a failure throws {@link IllegalArgumentException} with Go's message. */
-    static Parsed parse(String text) {
+    public static Parsed parse(String text) {
+        return parse(text, false);
+    }
+
+    /**
+     * Kubernetes' {@code netutils.ParseIPSloppy}, the parser of Go before 1.17 that API validation still uses: IPv4
+     * fields may have leading zeros (read as decimal), and zones are not allowed.
+     *
+     * @return the address, or empty when the text is not one
+     */
+    public static Optional<IpAddress> parseSloppy(String text) {
+        if (text.indexOf('%') >= 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(parse(text, true).address());
+        } catch (IllegalArgumentException notAnAddress) {
+            return Optional.empty();
+        }
+    }
+
+    private static Parsed parse(String text, boolean sloppy) {
         for (int i = 0; i < text.length(); i++) {
             switch (text.charAt(i)) {
                 case '.':
-                    return new Parsed(new IpAddress(true, 0, parseIpv4(text, 0, text.length())), "");
+                    return new Parsed(new IpAddress(true, 0, parseIpv4(text, 0, text.length(), sloppy)), "");
                 case ':':
-                    return parseIpv6(text);
+                    return parseIpv6(text, sloppy);
                 case '%':
                     throw error(text, "missing IPv6 address", "");
                 default:
@@ -28,7 +52,7 @@ record IpAddress(boolean ipv4, long high, long low) {
         throw error(text, "unable to parse IP", "");
     }
 
-    private static long parseIpv4(String in, int start, int end) {
+    private static long parseIpv4(String in, int start, int end, boolean sloppy) {
         String s = in.substring(start, end);
         long address = 0;
         int value = 0;
@@ -37,7 +61,7 @@ record IpAddress(boolean ipv4, long high, long low) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c >= '0' && c <= '9') {
-                if (digits == 1 && value == 0) {
+                if (digits == 1 && value == 0 && !sloppy) {
                     throw error(in, "IPv4 field has octet with leading zero", "");
                 }
                 value = value * 10 + (c - '0');
@@ -66,7 +90,7 @@ record IpAddress(boolean ipv4, long high, long low) {
         return address << 8 | value;
     }
 
-    private static Parsed parseIpv6(String in) {
+    private static Parsed parseIpv6(String in, boolean sloppy) {
         String s = in;
         String zone = "";
         int percent = s.indexOf('%');
@@ -111,7 +135,7 @@ record IpAddress(boolean ipv4, long high, long low) {
                 if (i + 4 > 16) {
                     throw error(in, "too many hex fields to fit an embedded IPv4 at the end of the address", s);
                 }
-                long ipv4 = parseIpv4(in, end - s.length(), end);
+                long ipv4 = parseIpv4(in, end - s.length(), end, sloppy);
                 for (int b = 0; b < 4; b++) {
                     bytes[i + b] = (int) (ipv4 >>> (24 - 8 * b)) & 0xff;
                 }
@@ -178,41 +202,41 @@ record IpAddress(boolean ipv4, long high, long low) {
         return new IllegalArgumentException(at.isEmpty() ? text : text + " (at " + GoQuote.quote(at) + ")");
     }
 
-    int bitLength() {
+    public int bitLength() {
         return ipv4 ? 32 : 128;
     }
 
-    long family() {
+    public long family() {
         return ipv4 ? 4 : 6;
     }
 
-    boolean isIpv4MappedIpv6() {
+    public boolean isIpv4MappedIpv6() {
         return !ipv4 && high == 0 && low >>> 32 == 0xffffL;
     }
 
-    boolean isUnspecified() {
+    public boolean isUnspecified() {
         return high == 0 && low == 0;
     }
 
-    boolean isLoopback() {
+    public boolean isLoopback() {
         return ipv4 ? low >>> 24 == 127 : high == 0 && low == 1;
     }
 
-    boolean isMulticast() {
+    public boolean isMulticast() {
         return ipv4 ? low >>> 28 == 0xe : high >>> 56 == 0xff;
     }
 
     /** 224.0.0.0/24, or ff02::/16 ignoring the flag bits, as Go decides. */
-    boolean isLinkLocalMulticast() {
+    public boolean isLinkLocalMulticast() {
         return ipv4 ? low >>> 8 == 0xe00000L : (high >>> 48 & 0xff0f) == 0xff02;
     }
 
-    boolean isLinkLocalUnicast() {
+    public boolean isLinkLocalUnicast() {
         return ipv4 ? low >>> 16 == 0xa9feL : (high >>> 48 & 0xffc0) == 0xfe80;
     }
 
     /** Go's rule: private IPv4 and unique-local IPv6 addresses count as global unicast too. */
-    boolean isGlobalUnicast() {
+    public boolean isGlobalUnicast() {
         if (ipv4 && low == 0xffffffffL) {
             return false;
         }
@@ -220,7 +244,7 @@ record IpAddress(boolean ipv4, long high, long low) {
     }
 
     /** The address with all bits after the first {@code bits} cleared. */
-    IpAddress masked(int bits) {
+    public IpAddress masked(int bits) {
         if (ipv4) {
             long mask = bits == 0 ? 0 : 0xffffffffL << (32 - bits) & 0xffffffffL;
             return new IpAddress(true, 0, low & mask);

@@ -1,14 +1,14 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
 import java.util.Locale;
 
 /** Go's {@code strconv.Quote}. */
-final class GoQuote {
+public final class GoQuote {
 
     private GoQuote() {
     }
 
-    static String quote(String text) {
+    public static String quote(String text) {
         StringBuilder out = new StringBuilder("\"");
         text.codePoints().forEach(codePoint -> appendEscaped(out, codePoint));
         return out.append('"').toString();

@@ -1,9 +1,10 @@
-package io.kdra.allocator;
+package io.kdra.kube.selection;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -11,14 +12,15 @@ import java.util.Map;
  * Node selection with Kubernetes node-affinity semantics: terms are ORed, the requirements of a term are ANDed, a term
  * without requirements matches nothing, and {@code matchFields} supports only {@code metadata.name}.
  */
-final class NodeSelectors {
+public final class NodeSelectors {
 
-    static final String NODE_NAME_FIELD = "metadata.name";
+    /** The one field a node selector's {@code matchFields} may name. */
+    public static final String NODE_NAME_FIELD = "metadata.name";
 
     private NodeSelectors() {}
 
     /** Upstream's NodeMatches: a node name, then allNodes, then a node selector; nothing set matches no node. */
-    static boolean nodeMatches(Node node, String nodeName, boolean allNodes, NodeSelector selector)
+    public static boolean nodeMatches(Node node, String nodeName, boolean allNodes, NodeSelector selector)
             throws InvalidNodeSelectorException {
         if (nodeName != null) {
             return nodeName.equals(nameOf(node));
@@ -29,8 +31,13 @@ final class NodeSelectors {
         return selector != null && matches(selector, node);
     }
 
-    static boolean matches(NodeSelector selector, Node node) throws InvalidNodeSelectorException {
-        List<NodeSelectorTerm> terms = DeviceInfo.orEmpty(selector.getNodeSelectorTerms());
+    /**
+     * Whether the node meets the selector (required node affinity): a term matches when all its requirements hold.
+     *
+     * @throws InvalidNodeSelectorException when a requirement is one Kubernetes would not accept
+     */
+    public static boolean matches(NodeSelector selector, Node node) throws InvalidNodeSelectorException {
+        List<NodeSelectorTerm> terms = orEmpty(selector.getNodeSelectorTerms());
         for (NodeSelectorTerm term : terms) {
             validate(term);
         }
@@ -43,8 +50,8 @@ final class NodeSelectors {
     }
 
     private static boolean termMatches(NodeSelectorTerm term, Node node) {
-        List<NodeSelectorRequirement> expressions = DeviceInfo.orEmpty(term.getMatchExpressions());
-        List<NodeSelectorRequirement> fields = DeviceInfo.orEmpty(term.getMatchFields());
+        List<NodeSelectorRequirement> expressions = orEmpty(term.getMatchExpressions());
+        List<NodeSelectorRequirement> fields = orEmpty(term.getMatchFields());
         if (expressions.isEmpty() && fields.isEmpty()) {
             return false;
         }
@@ -65,37 +72,27 @@ final class NodeSelectors {
     }
 
     private static boolean labelMatches(NodeSelectorRequirement requirement, Map<String, String> labels) {
-        String value = labels.get(requirement.getKey());
-        List<String> values = DeviceInfo.orEmpty(requirement.getValues());
-        switch (requirement.getOperator()) {
-            case "In":
-                return value != null && values.contains(value);
-            case "NotIn":
-                return value == null || !values.contains(value);
-            case "Exists":
-                return value != null;
-            case "DoesNotExist":
-                return value == null;
-            default:
-                if (value == null) {
-                    return false;
-                }
-                long labelNumber;
-                try {
-                    labelNumber = Long.parseLong(value);
-                } catch (NumberFormatException e) {
-                    return false;
-                }
-                long bound = Long.parseLong(values.get(0));
-                return "Gt".equals(requirement.getOperator()) ? labelNumber > bound : labelNumber < bound;
-        }
+        LabelSelector.Operator operator = switch (requirement.getOperator()) {
+            case "In" -> LabelSelector.Operator.IN;
+            case "NotIn" -> LabelSelector.Operator.NOT_IN;
+            case "Exists" -> LabelSelector.Operator.EXISTS;
+            case "DoesNotExist" -> LabelSelector.Operator.DOES_NOT_EXIST;
+            case "Gt" -> LabelSelector.Operator.GREATER_THAN;
+            default -> LabelSelector.Operator.LESS_THAN;
+        };
+        return new LabelSelector.Requirement(requirement.getKey(), operator,
+                new LinkedHashSet<>(orEmpty(requirement.getValues()))).matches(labels);
+    }
+
+    private static <T> List<T> orEmpty(List<T> list) {
+        return list == null ? List.of() : list;
     }
 
     private static void validate(NodeSelectorTerm term) throws InvalidNodeSelectorException {
-        for (NodeSelectorRequirement requirement : DeviceInfo.orEmpty(term.getMatchExpressions())) {
+        for (NodeSelectorRequirement requirement : orEmpty(term.getMatchExpressions())) {
             validateLabelRequirement(requirement);
         }
-        for (NodeSelectorRequirement requirement : DeviceInfo.orEmpty(term.getMatchFields())) {
+        for (NodeSelectorRequirement requirement : orEmpty(term.getMatchFields())) {
             if (!NODE_NAME_FIELD.equals(requirement.getKey())) {
                 throw new InvalidNodeSelectorException(
                         "\"" + requirement.getKey() + "\": not a valid field selector key");
@@ -104,7 +101,7 @@ final class NodeSelectors {
             if (!"In".equals(operator) && !"NotIn".equals(operator)) {
                 throw new InvalidNodeSelectorException("\"" + operator + "\": not a valid field selector operator");
             }
-            if (DeviceInfo.orEmpty(requirement.getValues()).size() != 1) {
+            if (orEmpty(requirement.getValues()).size() != 1) {
                 throw new InvalidNodeSelectorException(
                         "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
             }
@@ -114,7 +111,7 @@ final class NodeSelectors {
     private static void validateLabelRequirement(NodeSelectorRequirement requirement)
             throws InvalidNodeSelectorException {
         String operator = String.valueOf(requirement.getOperator());
-        int values = DeviceInfo.orEmpty(requirement.getValues()).size();
+        int values = orEmpty(requirement.getValues()).size();
         switch (operator) {
             case "In", "NotIn" -> {
                 if (values == 0) {
@@ -151,8 +148,8 @@ final class NodeSelectors {
     }
 
     /** A node selector that Kubernetes would not accept. */
-    static final class InvalidNodeSelectorException extends Exception {
-        InvalidNodeSelectorException(String message) {
+    public static final class InvalidNodeSelectorException extends Exception {
+        public InvalidNodeSelectorException(String message) {
             super(message);
         }
     }

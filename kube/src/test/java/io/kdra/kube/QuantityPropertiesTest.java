@@ -1,4 +1,4 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

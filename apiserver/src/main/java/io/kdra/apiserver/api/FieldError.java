@@ -1,4 +1,4 @@
-package io.kdra.apiserver.validation;
+package io.kdra.apiserver.api;
 
 import tools.jackson.databind.JsonNode;
 

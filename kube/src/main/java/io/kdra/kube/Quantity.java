@@ -1,7 +1,8 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -26,6 +27,10 @@ public final class Quantity implements Comparable<Quantity> {
         DECIMAL_SI
     }
 
+    /** The regular expression upstream names when text is not a quantity at all. */
+    public static final String FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+
+    private static final BigDecimal MAX_INT64 = BigDecimal.valueOf(Long.MAX_VALUE);
     private static final int MAX_ALIGNMENT_DIGITS = QuantityParser.MAX_DIGITS;
 
     private final BigDecimal amount;
@@ -48,6 +53,15 @@ public final class Quantity implements Comparable<Quantity> {
      */
     public static Quantity parse(String text) {
         return QuantityParser.parse(text);
+    }
+
+    /** {@link #parse(String)}, empty when the text is not a quantity. */
+    public static Optional<Quantity> tryParse(String text) {
+        try {
+            return Optional.of(parse(text));
+        } catch (NumberFormatException notAQuantity) {
+            return Optional.empty();
+        }
     }
 
     /**
@@ -74,6 +88,18 @@ public final class Quantity implements Comparable<Quantity> {
 
     /** The exact numeric value. */
     public BigDecimal value() {
+        return amount;
+    }
+
+    /**
+     * The value with its magnitude capped at 2^63-1, the bound of the int64 amounts Kubernetes computes with. Sums,
+     * scales and remainders of capped values stay cheap whatever exponent a quantity was written with ({@code 1e999999999}
+     * is a valid quantity); fractions are already at nano precision.
+     */
+    public BigDecimal cappedValue() {
+        if (amount.abs().compareTo(MAX_INT64) > 0) {
+            return amount.signum() > 0 ? MAX_INT64 : MAX_INT64.negate();
+        }
         return amount;
     }
 

@@ -1,6 +1,6 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
-import io.kdra.allocator.cel.Quantity.Format;
+import io.kdra.kube.Quantity.Format;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 

@@ -1,13 +1,14 @@
-package io.kdra.allocator;
+package io.kdra.kube.selection;
 
-import static io.kdra.allocator.Fixtures.labelSelector;
-import static io.kdra.allocator.Fixtures.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -77,5 +78,19 @@ class NodeSelectorsTest {
         assertThat(NodeSelectors.matches(selector, NODE)).isFalse();
         selector.getNodeSelectorTerms().add(labelSelector("zone", "In", "a").getNodeSelectorTerms().get(0));
         assertThat(NodeSelectors.matches(selector, NODE)).isTrue();
+    }
+
+    private static Node node(String name, String... labels) {
+        Map<String, String> labelMap = new LinkedHashMap<>();
+        for (int i = 0; i < labels.length; i += 2) {
+            labelMap.put(labels[i], labels[i + 1]);
+        }
+        return new NodeBuilder().withNewMetadata().withName(name).withLabels(labelMap).endMetadata().build();
+    }
+
+    private static NodeSelector labelSelector(String key, String operator, String... values) {
+        return new NodeSelectorBuilder().addNewNodeSelectorTerm().addNewMatchExpression()
+                .withKey(key).withOperator(operator).withValues(values)
+                .endMatchExpression().endNodeSelectorTerm().build();
     }
 }

@@ -1,10 +1,11 @@
-package io.kdra.apiserver.validation;
+package io.kdra.kube;
 
 import java.util.Optional;
 
 /**
  * Compiles a CEL selector expression for validation. The API server has no CEL of its own: whoever assembles it
- * (the embedded cluster, the CLI) passes the allocator's environment in; without one, only the length limit applies.
+ * (the embedded cluster, the CLI) passes the allocator's environment in
+ * ({@code CelSelectorCompiler.expressionChecker(FeatureGates)}); without one, only the length limit applies.
  */
 @FunctionalInterface
 public interface ExpressionChecker {

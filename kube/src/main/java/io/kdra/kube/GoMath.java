@@ -1,4 +1,4 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
 /** Go's {@code math.Pow10}, reproduced so approximate floats match Kubernetes bit for bit. */
 final class GoMath {

@@ -1,6 +1,6 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
-import io.kdra.allocator.cel.Quantity.Format;
+import io.kdra.kube.Quantity.Format;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
@@ -12,7 +12,7 @@ import java.math.RoundingMode;
 final class QuantityParser {
 
     private static final String FORMAT_WRONG =
-            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+            "quantities must match the regular expression '" + Quantity.FORMAT + "'";
     private static final String NUMERIC = "unable to parse numeric part of quantity";
     private static final String SUFFIX = "unable to parse quantity's suffix";
 

@@ -1,9 +1,9 @@
-package io.kdra.allocator.cel;
+package io.kdra.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kdra.allocator.cel.Quantity.Format;
+import io.kdra.kube.Quantity.Format;
 import java.math.BigDecimal;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -353,5 +353,15 @@ class QuantityTest {
         assertThat(Quantity.parse("-1m").signum()).isEqualTo(-1);
         assertThat(Quantity.parse("0Gi").signum()).isZero();
         assertThat(Quantity.parse("3").signum()).isEqualTo(1);
+    }
+
+    @Test
+    void cappedValuesBoundArithmeticWhateverTheWrittenExponent() {
+        assertThat(Quantity.parse("1e999999999").cappedValue()).isEqualByComparingTo(MAX);
+        assertThat(Quantity.parse("-1e999999999").cappedValue()).isEqualByComparingTo("-" + MAX);
+        assertThat(Quantity.parse("1e-99999999").cappedValue()).isEqualByComparingTo("1e-9");
+        assertThat(Quantity.parse("2Gi").cappedValue()).isEqualByComparingTo(BigDecimal.valueOf(2L << 30));
+        assertThat(Quantity.tryParse("1x")).isEmpty();
+        assertThat(Quantity.tryParse("100m")).contains(Quantity.parse("0.1"));
     }
 }

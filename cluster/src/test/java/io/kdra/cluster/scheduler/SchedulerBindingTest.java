@@ -75,7 +75,7 @@ class SchedulerBindingTest {
         await().atMost(WAIT).untilAsserted(() -> assertThat(events("p")).anySatisfy(event -> {
             assertThat(event.getReason()).isEqualTo("Scheduled");
             assertThat(event.getType()).isEqualTo("Normal");
-            assertThat(event.getMessage()).isEqualTo("Successfully assigned test/p to node-b");
+            assertThat(event.getMessage()).isEqualTo("Successfully assigned default/p to node-b");
             assertThat(event.getSource().getComponent()).isEqualTo("default-scheduler");
         }));
     }

@@ -8,6 +8,7 @@ import io.kdra.apiserver.http.ApiHttpServer;
 import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.http.HttpSettings;
 import io.kdra.apiserver.lifecycle.ControllerManager;
+import io.kdra.apiserver.protobuf.KubeProtobuf;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.resource.ResourceKinds;
 import io.kdra.apiserver.storage.Store;
@@ -68,7 +69,8 @@ public final class ApiServer implements AutoCloseable {
         HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
                 config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
                 "v" + config.kubernetesVersion() + ".0");
-        this.http = new ApiHttpServer(vertx, options, registry, authenticator, settings, clock);
+        this.http = new ApiHttpServer(vertx, options, config.eventLoops(), registry, authenticator, settings,
+                clock);
     }
 
     public static Builder builder() {
@@ -81,6 +83,8 @@ public final class ApiServer implements AutoCloseable {
      * binds the port.
      */
     public ApiServer start() {
+        // building the protobuf descriptors takes a second or more: not on an event loop, in the first request
+        KubeProtobuf.loadDescriptors();
         controllers.start();
         SystemNamespaces.create(registry);
         port = http.start();

@@ -14,7 +14,8 @@ import io.kdra.kube.KubernetesVersion;
  * @param maxBodyBytes the largest request body (kube-apiserver's 3 MiB)
  * @param bookmarkIntervalMillis how often a watch that allows bookmarks gets one
  * @param defaultWatchTimeoutSeconds the lifetime of a watch without timeoutSeconds
- * @param eventLoops Vert.x event-loop threads
+ * @param eventLoops Vert.x event-loop threads; the HTTP server runs one instance on each, so connections spread
+ *     over them (by default one per core, at least 2)
  * @param featureGates the gates validation and the dropping of disabled fields follow; null for the defaults of
  *     {@code kubernetesVersion} (see {@link #featureGates()})
  */
@@ -45,7 +46,8 @@ public record ApiServerConfig(int port, boolean tls, String kubernetesVersion, i
     }
 
     public static ApiServerConfig defaults() {
-        return new ApiServerConfig(0, false, "1.34", 100_000, 10_000, 3 * 1024 * 1024, 10_000, 1800, 2, null);
+        return new ApiServerConfig(0, false, "1.34", 100_000, 10_000, 3 * 1024 * 1024, 10_000, 1800,
+                Math.max(2, Runtime.getRuntime().availableProcessors()), null);
     }
 
     public ApiServerConfig withPort(int newPort) {
@@ -95,5 +97,10 @@ public record ApiServerConfig(int port, boolean tls, String kubernetesVersion, i
     public ApiServerConfig withBookmarkIntervalMillis(long millis) {
         return new ApiServerConfig(port, tls, kubernetesVersion, historySize, watchQueueCapacity, maxBodyBytes, millis,
                 defaultWatchTimeoutSeconds, eventLoops, featureGates);
+    }
+
+    public ApiServerConfig withEventLoops(int loops) {
+        return new ApiServerConfig(port, tls, kubernetesVersion, historySize, watchQueueCapacity, maxBodyBytes,
+                bookmarkIntervalMillis, defaultWatchTimeoutSeconds, loops, featureGates);
     }
 }

@@ -64,7 +64,7 @@ class DraVersionsTest {
             new Golden("resourceslice-node", "resourceslices", false, DEVICE_VERSIONS),
             new Golden("resourceslice-partitions", "resourceslices", false, DEVICE_VERSIONS),
             new Golden("resourceslice-counters", "resourceslices", false, DEVICE_VERSIONS),
-            new Golden("devicetaintrule", "devicetaintrules", false, List.of("v1beta2", "v1alpha3")));
+            new Golden("devicetaintrule", "devicetaintrules", false, List.of("v1", "v1beta2", "v1alpha3")));
 
     static Stream<Arguments> writtenVersions() {
         List<Arguments> cases = new ArrayList<>();
@@ -313,7 +313,7 @@ class DraVersionsTest {
     }
 
     @Test
-    void deviceTaintRulesAreServedInV1alpha3AndV1beta2Only() {
+    void deviceTaintRulesAreServedInV1alpha3V1beta2AndV1() {
         HttpResponse<String> created = fixture.send("POST", GROUP + "v1alpha3/devicetaintrules", "application/json", """
                 {"apiVersion":"resource.k8s.io/v1alpha3","kind":"DeviceTaintRule","metadata":{"name":"drain"},
                  "spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"k","effect":"NoExecute"}}}""");
@@ -321,7 +321,10 @@ class DraVersionsTest {
         JsonNode v1beta2 = get(GROUP + "v1beta2/devicetaintrules/drain");
         assertThat(Json.text(v1beta2, "apiVersion")).isEqualTo("resource.k8s.io/v1beta2");
         assertThat(Json.text(v1beta2, "spec", "taint", "timeAdded")).isNotEmpty();
-        assertThat(fixture.send("GET", GROUP + "v1/devicetaintrules/drain", null, null).statusCode()).isEqualTo(404);
+        JsonNode v1 = get(GROUP + "v1/devicetaintrules/drain");
+        assertThat(Json.text(v1, "apiVersion")).isEqualTo("resource.k8s.io/v1");
+        assertThat(v1.get("spec")).isEqualTo(v1beta2.get("spec"));
+        assertThat(get(GROUP + "v1/devicetaintrules").at("/items").findValuesAsString("name")).contains("drain");
 
         HttpResponse<String> badEffect = fixture.send("POST", GROUP + "v1beta2/devicetaintrules", "application/json",
                 "{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"taint\":{\"key\":\"k\",\"effect\":\"Sometimes\"}}}");
@@ -334,6 +337,23 @@ class DraVersionsTest {
         assertThat(group.at("/preferredVersion/version").stringValue()).isEqualTo("v1");
         assertThat(get("/apis/resource.k8s.io/v1alpha3").at("/resources").findValuesAsString("name"))
                 .containsExactly("devicetaintrules", "devicetaintrules/status");
+        assertThat(get("/apis/resource.k8s.io/v1").at("/resources").findValuesAsString("name"))
+                .contains("devicetaintrules", "devicetaintrules/status");
+    }
+
+    @Test
+    void fabric8WritesAndReadsDeviceTaintRulesInV1() {
+        var rules = fixture.client.dynamicResourceAllocation().v1().deviceTaintRules();
+        rules.resource(new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRuleBuilder()
+                .withNewMetadata().withName("fabric8").endMetadata()
+                .withNewSpec().withNewDeviceSelector().withDriver("gpu.example.com").endDeviceSelector()
+                .withNewTaint().withKey("k").withEffect("NoExecute").endTaint().endSpec().build()).create();
+
+        assertThat(rules.withName("fabric8").get().getSpec().getTaint().getTimeAdded()).isNotEmpty();
+        assertThat(rules.list().getItems()).extracting(rule -> rule.getMetadata().getName()).contains("fabric8");
+        assertThat(Json.text(get(GROUP + "v1alpha3/devicetaintrules/fabric8"), "spec", "deviceSelector", "driver"))
+                .isEqualTo("gpu.example.com");
+        rules.withName("fabric8").delete();
     }
 
     @Test

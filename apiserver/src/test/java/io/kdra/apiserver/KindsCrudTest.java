@@ -44,6 +44,10 @@ class KindsCrudTest extends ServerTestBase {
                     "{\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":" + POD_TEMPLATE + "}}"),
             Map.entry("ReplicaSet.apps", "{\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
                     + "\"template\":" + POD_TEMPLATE + "}}"),
+            Map.entry("Deployment.apps", "{\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
+                    + "\"template\":" + POD_TEMPLATE + "}}"),
+            Map.entry("Job.batch", "{\"spec\":{\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":"
+                    + "[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}"),
             Map.entry("Lease.coordination.k8s.io", "{\"spec\":{\"holderIdentity\":\"me\",\"leaseDurationSeconds\":15,"
                     + "\"acquireTime\":\"2026-12-03T10:00:00.000000Z\",\"renewTime\":\"2026-12-03T10:00:10.000000Z\"}}"),
             Map.entry("Event.events.k8s.io", """

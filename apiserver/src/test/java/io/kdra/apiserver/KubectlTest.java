@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -105,14 +104,14 @@ class KubectlTest {
 
     private static ServerFixture fixture;
     private static Path dir;
-    private static Path kubeconfig;
+    private static Kubectl kubectl;
 
     @BeforeAll
     static void start() throws IOException {
         // kubectl sends its bearer token only over https
         fixture = new ServerFixture(ServerFixture.EVERY_DRA_FIELD.withTls(true));
         dir = Files.createTempDirectory("kdra-kubectl");
-        kubeconfig = fixture.server.writeKubeconfig(dir.resolve("kubeconfig"));
+        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
     }
 
     @AfterAll
@@ -162,6 +161,38 @@ class KubectlTest {
                 .isEqualTo("gpu-1");
         kubectl("delete", "-f", slice);
         kubectl("delete", "pod", "pod-1");
+    }
+
+    @Test
+    void serverSideApplyTakesOverAClientSideApply() throws IOException {
+        String ns = fixture.namespace();
+        Path manifest = file("upgraded.yaml", CONFIG_MAP.formatted("upgraded"));
+        kubectl("-n", ns, "apply", "-f", manifest);
+
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", manifest))
+                .isEqualTo("configmap/upgraded serverside-applied");
+        Path changed = file("upgraded2.yaml", CONFIG_MAP.formatted("upgraded").replace("k: v", "k: v2"));
+        assertThat(kubectl("-n", ns, "apply", "--server-side", "-f", changed))
+                .isEqualTo("configmap/upgraded serverside-applied");
+
+        var configMap = fixture.client.configMaps().inNamespace(ns).withName("upgraded").get();
+        assertThat(configMap.getData()).containsEntry("k", "v2");
+        assertThat(configMap.getMetadata().getManagedFields())
+                .extracting(entry -> entry.getManager() + "/" + entry.getOperation())
+                .containsExactly("kubectl/Apply", "kubectl-last-applied/Apply");
+        assertThat(configMap.getMetadata().getAnnotations().get("kubectl.kubernetes.io/last-applied-configuration"))
+                .contains("\"k\":\"v2\"");
+    }
+
+    @Test
+    void serverSideApplyAfterClientSideApplyConflictsWhenTheValueChangedSince() throws IOException {
+        String ns = fixture.namespace();
+        kubectl("-n", ns, "apply", "-f", file("drifted.yaml", CONFIG_MAP.formatted("drifted")));
+        kubectl("-n", ns, "patch", "configmap", "drifted", "--type=merge", "-p", "{\"data\":{\"k\":\"edited\"}}");
+
+        assertThat(kubectlFails("-n", ns, "apply", "--server-side", "-f",
+                file("drifted2.yaml", CONFIG_MAP.formatted("drifted").replace("k: v", "k: v2"))))
+                .contains("conflict with \"kubectl-patch\"");
     }
 
     @Test
@@ -243,7 +274,7 @@ class KubectlTest {
     }
 
     @Test
-    void deviceTaintRuleInV1alpha3AndV1beta2() throws IOException {
+    void deviceTaintRuleInV1alpha3V1beta2AndV1() throws IOException {
         Path rule = file("rule.yaml", """
                 apiVersion: resource.k8s.io/v1alpha3
                 kind: DeviceTaintRule
@@ -259,7 +290,14 @@ class KubectlTest {
         assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance created");
         assertThat(kubectl("apply", "-f", rule)).isEqualTo("devicetaintrule.resource.k8s.io/maintenance unchanged");
         assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.apiVersion}"))
-                .isEqualTo("resource.k8s.io/v1beta2");
+                .isEqualTo("resource.k8s.io/v1");
+        assertThat(kubectl("get", "devicetaintrules.v1beta2.resource.k8s.io", "maintenance", "-o",
+                "jsonpath={.apiVersion}")).isEqualTo("resource.k8s.io/v1beta2");
+        assertThat(kubectl("get", "devicetaintrules")).matches("(?s)NAME +AGE\nmaintenance +\\d+s");
+        assertThat(kubectl("patch", "devicetaintrule", "maintenance", "--subresource=status", "--type=merge", "-p",
+                "{\"status\":{\"conditions\":[{\"type\":\"EvictionInProgress\",\"status\":\"False\","
+                        + "\"reason\":\"Done\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}"))
+                .contains("patched");
         assertThat(kubectl("get", "devicetaintrules.v1alpha3.resource.k8s.io", "maintenance", "-o",
                 "jsonpath={.apiVersion} {.spec.taint.effect}")).isEqualTo("resource.k8s.io/v1alpha3 NoSchedule");
         assertThat(kubectl("get", "devicetaintrules", "maintenance", "-o", "jsonpath={.spec.taint.timeAdded}"))
@@ -437,39 +475,14 @@ class KubectlTest {
     }
 
     private static String kubectl(Object... args) {
-        Run run = run(args);
-        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isZero();
-        return run.output();
+        return kubectl.succeeds(args);
     }
 
-    /** Runs kubectl expecting it to fail; returns what it printed. */
     private static String kubectlFails(Object... args) {
-        Run run = run(args);
-        assertThat(run.exitValue()).as("kubectl %s: %s", List.of(args), run.output()).isNotZero();
-        return run.output();
-    }
-
-    private record Run(int exitValue, String output) {}
-
-    private static Run run(Object... args) {
-        try {
-            Process process = start(args);
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            return new Run(process.exitValue(), out.trim());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return kubectl.fails(args);
     }
 
     private static Process start(Object... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
-        for (Object arg : args) {
-            command.add(arg.toString());
-        }
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return kubectl.start(args);
     }
 }

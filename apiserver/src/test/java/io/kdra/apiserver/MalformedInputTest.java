@@ -32,10 +32,10 @@ class MalformedInputTest extends ServerTestBase {
             new String[] {"resourceslice-node", "resourceslices", "v1", "v1beta2", "v1beta1"},
             new String[] {"resourceslice-partitions", "resourceslices", "v1", "v1beta2", "v1beta1"},
             new String[] {"resourceslice-counters", "resourceslices", "v1", "v1beta2", "v1beta1"},
-            new String[] {"devicetaintrule", "devicetaintrules", "v1beta2", "v1alpha3"});
+            new String[] {"devicetaintrule", "devicetaintrules", "v1", "v1beta2", "v1alpha3"});
 
-    /** Core objects with their collection path and whether they have a status subresource. */
-    private static final List<String[]> CORE_OBJECTS = List.of(
+    /** Core objects rich in nested fields, with their collection path and their status subresource, if any. */
+    static final List<String[]> CORE_OBJECTS = List.of(
             new String[] {"/api/v1/namespaces/default/pods", "status", """
                 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"a"},
                  "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u-1"}]},

@@ -14,7 +14,7 @@ public final class BuiltinResources {
     private static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
     private static final List<String> DEVICE_VERSIONS = List.of("v1beta1", "v1beta2", "v1");
     /** v1alpha3 and v1beta2 have the same shape; kube-apiserver 1.36 serves no v1 DeviceTaintRule. */
-    private static final List<String> TAINT_RULE_VERSIONS = List.of("v1alpha3", "v1beta2");
+    private static final List<String> TAINT_RULE_VERSIONS = List.of("v1alpha3", "v1beta2", "v1");
 
     private BuiltinResources() {}
 
@@ -34,6 +34,10 @@ public final class BuiltinResources {
                 List.of("all"), Set.of("status"), StatusOnCreate.RESET, null));
         types.add(new ResourceType("apps", List.of("v1"), "v1", "ReplicaSet", "replicasets", true, List.of("rs"),
                 List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET, null));
+        types.add(new ResourceType("apps", List.of("v1"), "v1", "Deployment", "deployments", true, List.of("deploy"),
+                List.of("all"), Set.of("status", "scale"), StatusOnCreate.RESET, null));
+        types.add(new ResourceType("batch", List.of("v1"), "v1", "Job", "jobs", true, List.of(), List.of("all"),
+                Set.of("status"), StatusOnCreate.RESET, null));
         types.add(simple("coordination.k8s.io", "Lease", "leases", true));
         // one resource in two shapes, as in kube-apiserver: an event written through either group is read through both
         types.add(new ResourceType("events.k8s.io", List.of("v1"), "v1", "Event", "events", true, List.of("ev"),
@@ -69,7 +73,7 @@ public final class BuiltinResources {
 
     /** @return the storage version of a resource.k8s.io kind: the most stable one served */
     public static String draStorageVersion(String kind) {
-        return kind.equals(DEVICE_TAINT_RULE) ? "v1beta2" : "v1";
+        return "v1";
     }
 
     /** @return the served versions of a resource.k8s.io kind, oldest first */

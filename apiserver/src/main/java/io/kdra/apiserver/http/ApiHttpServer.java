@@ -4,21 +4,45 @@ import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.auth.Authenticator;
 import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.registry.Registry;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The HTTP front end on Vert.x: one server, the request handler and its endpoints. */
+/**
+ * The HTTP front end on Vert.x: the request handler and its endpoints, served on every event loop. Each loop runs its
+ * own server instance on the shared port (Vert.x hands each new connection to the next instance), so connections,
+ * and the watches and requests on them, spread over the loops.
+ */
 public final class ApiHttpServer {
 
-    private final Vertx vertx;
-    private final HttpServer server;
-    private final NodeProxy nodeProxy;
+    private static final Logger LOG = LoggerFactory.getLogger(ApiHttpServer.class);
+    private static final int PORT_ATTEMPTS = 5;
 
-    public ApiHttpServer(Vertx vertx, HttpServerOptions options, Registry registry, Authenticator authenticator,
-            HttpSettings settings, Clock clock) {
+    private final Vertx vertx;
+    private final HttpServerOptions options;
+    private final int eventLoops;
+    private final Handler<HttpServerRequest> handler;
+    private final NodeProxy nodeProxy;
+    private String deployment;
+
+    /** @param eventLoops how many server instances to run, one per event loop */
+    public ApiHttpServer(Vertx vertx, HttpServerOptions options, int eventLoops, Registry registry,
+            Authenticator authenticator, HttpSettings settings, Clock clock) {
         this.vertx = vertx;
+        this.options = options;
+        this.eventLoops = eventLoops;
         KindRegistry kinds = registry.kinds();
         Discovery discovery = new Discovery(kinds);
         Tables tables = new Tables(kinds, clock);
@@ -28,18 +52,69 @@ public final class ApiHttpServer {
         ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, tables, new ListEndpoint(registry, kinds,
                 tables), watches, new PatchEndpoint(registry, kinds, clock), subresources);
         OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
-        this.server = vertx.createHttpServer(options)
-                .requestHandler(new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
-                        subresources, settings));
+        this.handler = new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
+                subresources, settings);
     }
 
-    /** @return the port bound */
+    /**
+     * Starts one server instance per event loop, all on one port. Vert.x shares a port only among servers that name
+     * it (not among servers asking for port 0), so for port 0 a free port is picked first, and picked again should
+     * another process take it in between.
+     *
+     * @return the port bound
+     */
     public int start() {
-        return server.listen().await().actualPort();
+        if (options.getPort() != 0) {
+            deploy(options.getPort());
+            return options.getPort();
+        }
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            try {
+                deploy(port);
+                return port;
+            } catch (RuntimeException e) {
+                if (attempt == PORT_ATTEMPTS || !addressInUse(e)) {
+                    throw e;
+                }
+                LOG.debug("port {} was taken before the server bound it; picking another", port);
+            }
+        }
     }
 
+    private void deploy(int port) {
+        HttpServerOptions onPort = new HttpServerOptions(options).setPort(port);
+        deployment = vertx.deployVerticle(() -> new VerticleBase() {
+            @Override
+            public Future<?> start() {
+                return vertx.createHttpServer(onPort).requestHandler(handler).listen();
+            }
+        }, new DeploymentOptions().setInstances(eventLoops)).await();
+    }
+
+    private int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(options.getHost()))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free port on " + options.getHost(), e);
+        }
+    }
+
+    private static boolean addressInUse(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Stops the server instances; their connections close with them. */
     public void stop() {
-        server.close().await();
+        if (deployment != null) {
+            vertx.undeploy(deployment).await();
+            deployment = null;
+        }
         nodeProxy.close();
     }
 

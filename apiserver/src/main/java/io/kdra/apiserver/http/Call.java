@@ -6,8 +6,37 @@ import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.apiserver.registry.WriteContext;
 import io.vertx.core.http.HttpServerRequest;
 
-/** One resource request being served: what it addresses, who sent it, and its body. */
-record Call(HttpServerRequest request, RequestInfo info, ResourceType type, UserInfo user, byte[] body) {
+/**
+ * One resource request being served: what it addresses, who sent it, and its body.
+ *
+ * @param body the body as sent, or as JSON when it was sent as protobuf
+ * @param transcoded whether the body was protobuf, transcoded to JSON
+ */
+record Call(HttpServerRequest request, RequestInfo info, ResourceType type, UserInfo user, byte[] body,
+        boolean transcoded) {
+
+    Call(HttpServerRequest request, RequestInfo info, ResourceType type, UserInfo user, byte[] body) {
+        this(request, info, type, user, body, false);
+    }
+
+    /** @return this call with the JSON its protobuf body was transcoded to */
+    Call withTranscodedBody(byte[] json) {
+        return new Call(request, info, type, user, json, true);
+    }
+
+    /** @return the Content-Type of {@link #body()} */
+    String contentType() {
+        return transcoded ? Responses.JSON : request.getHeader("Content-Type");
+    }
+
+    /**
+     * @return the fieldValidation directive; kube-apiserver has no strict protobuf decoding (a protobuf body cannot
+     *     name a field its message lacks), so a transcoded body is decoded leniently
+     */
+    BodyDecoder.FieldValidation fieldValidation() {
+        BodyDecoder.FieldValidation asked = BodyDecoder.FieldValidation.parse(param("fieldValidation"));
+        return transcoded ? BodyDecoder.FieldValidation.IGNORE : asked;
+    }
 
     /** @return the namespace the object lives in: the URL's for namespaced kinds, null for cluster-scoped ones */
     String namespace() {

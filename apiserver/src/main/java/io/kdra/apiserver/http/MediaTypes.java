@@ -1,6 +1,7 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.ApiException;
+import io.kdra.apiserver.protobuf.KubeProtobuf;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -9,12 +10,20 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Content negotiation of resource requests. Bodies and answers are JSON, or YAML as kube-apiserver also speaks it;
- * protobuf is not spoken. An Accept header that names nothing the server writes is a 406, as upstream.
+ * Content negotiation of resource requests. Bodies and answers are JSON, YAML, or protobuf for the kinds that have
+ * a protobuf form ({@link KubeProtobuf}), as kube-apiserver speaks them. An Accept header that names nothing the
+ * server writes is a 406, as upstream.
  */
 final class MediaTypes {
 
     static final String YAML = "application/yaml";
+
+    /** What an answer is written in. */
+    enum Format {
+        JSON,
+        YAML,
+        PROTOBUF
+    }
 
     /** One entry of an Accept header: {@code application/json;as=Table;v=v1;g=meta.k8s.io}. */
     record MediaRange(String type, Map<String, String> params) {
@@ -59,26 +68,35 @@ final class MediaTypes {
     }
 
     /**
-     * @return whether the answer is to be YAML rather than JSON: the most preferred entry the server can write decides
+     * @param protobuf whether the kind addressed has a protobuf form
+     * @return what the answer is to be written in: the most preferred entry the server can write decides; a table
+     *     is JSON or YAML only, as in kube-apiserver
      * @throws ApiException 406 when no entry can be written
      */
-    static boolean answersInYaml(String accept, boolean watch) {
+    static Format answerFormat(String accept, boolean watch, boolean protobuf) {
         List<MediaRange> ranges = parseAccept(accept);
         if (ranges.isEmpty()) {
-            return false;
+            return Format.JSON;
         }
         for (MediaRange range : ranges) {
             String as = range.params().get("as");
             if (range.isJson() && (as == null || Tables.isTableRequest(range))) {
-                return false;
+                return Format.JSON;
             }
-            // watch events are JSON lines: YAML has no stream framing
+            // YAML has no stream framing, so watches have none
             if (range.type().equals(YAML) && as == null && !watch) {
-                return true;
+                return Format.YAML;
+            }
+            if (range.type().equals(KubeProtobuf.MEDIA_TYPE) && as == null && protobuf) {
+                return Format.PROTOBUF;
             }
         }
         throw ApiException.of(406, "NotAcceptable", "only the following media types are accepted: "
-                + Responses.JSON + ", " + YAML, null);
+                + Responses.JSON + ", " + YAML + (protobuf ? ", " + KubeProtobuf.MEDIA_TYPE : ""), null);
+    }
+
+    static boolean isProtobufBody(String contentType) {
+        return mediaType(contentType).equals(KubeProtobuf.MEDIA_TYPE);
     }
 
     /** @return whether a request body of this Content-Type is YAML (an apply patch is YAML, JSON included) */

@@ -60,7 +60,7 @@ final class PatchEndpoint {
         BodyDecoder.FieldValidation validation = BodyDecoder.FieldValidation.parse(call.param("fieldValidation"));
         AtomicReference<List<String>> warnings = new AtomicReference<>(List.of());
         ObjectNode result = registry.patch(type, call.info().namespace(), name, current -> {
-            ObjectNode versioned = kinds.fromStorage(type, current, version).deepCopy();
+            ObjectNode versioned = kinds.fromStorage(type, current, version);
             ObjectNode patched = patchedObject(type, version, operation.apply(versioned));
             warnings.set(BodyDecoder.decodePatchedFields(type.group(), version, type.kind(), patched, validation));
             return kinds.toStorage(type, patched, version);
@@ -105,7 +105,7 @@ final class PatchEndpoint {
         boolean[] created = {false};
         ObjectNode result = registry.patch(type, call.info().namespace(), call.info().name(), current -> {
             created[0] = current == null;
-            ObjectNode live = current == null ? null : kinds.fromStorage(type, current, version).deepCopy();
+            ObjectNode live = current == null ? null : kinds.fromStorage(type, current, version);
             return kinds.toStorage(type,
                     patchedObject(type, version, ServerSideApply.apply(live, applied, manager, force, time)),
                     version);

@@ -4,6 +4,7 @@ import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.protobuf.KubeProtobuf;
 import io.kdra.apiserver.registry.DeleteOptions;
 import io.kdra.apiserver.registry.Deletion;
 import io.kdra.apiserver.registry.Meta;
@@ -41,14 +42,19 @@ final class ResourceEndpoint {
         this.subresources = subresources;
     }
 
-    void handle(Call call) {
-        RequestInfo info = call.info();
-        HttpMethod method = call.request().method();
-        boolean watch = method == HttpMethod.GET && (info.legacyWatch() || call.flag("watch"));
-        if (MediaTypes.answersInYaml(call.request().getHeader("Accept"), watch)) {
-            // Responses converts every answer written from here on
-            call.request().response().putHeader("Content-Type", MediaTypes.YAML);
+    void handle(Call sent) {
+        RequestInfo info = sent.info();
+        HttpMethod method = sent.request().method();
+        boolean watch = method == HttpMethod.GET && (info.legacyWatch() || sent.flag("watch"));
+        MediaTypes.Format format = MediaTypes.answerFormat(sent.request().getHeader("Accept"), watch,
+                KubeProtobuf.supports(sent.type().apiVersion(info.version()), sent.type().kind()));
+        // Responses converts every answer written from here on
+        if (format == MediaTypes.Format.YAML) {
+            sent.request().response().putHeader("Content-Type", MediaTypes.YAML);
+        } else if (format == MediaTypes.Format.PROTOBUF) {
+            sent.request().response().putHeader("Content-Type", KubeProtobuf.MEDIA_TYPE);
         }
+        Call call = ProtobufBodies.asJson(sent);
         if (info.subresource() != null) {
             if (!call.type().hasSubresource(info.subresource())) {
                 throw ApiException.pathNotFound();
@@ -58,7 +64,10 @@ final class ResourceEndpoint {
         }
         if (info.name() == null) {
             if (watch) {
-                watches.start(call, WatchSink.http(startStream(call.request().response())));
+                HttpServerResponse response = call.request().response();
+                watches.start(call, format == MediaTypes.Format.PROTOBUF
+                        ? WatchSink.protobuf(startStream(response, KubeProtobuf.WATCH_MEDIA_TYPE))
+                        : WatchSink.http(startStream(response, Responses.JSON)));
             } else if (method == HttpMethod.GET) {
                 lists.respond(call, lists.select(call));
             } else if (method == HttpMethod.POST) {
@@ -198,15 +207,15 @@ final class ResourceEndpoint {
 
     BodyDecoder.Decoded decode(Call call) {
         return BodyDecoder.decode(call.type(), call.info().version(), call.body(), bodyContentType(call),
-                BodyDecoder.FieldValidation.parse(call.param("fieldValidation")));
+                call.fieldValidation());
     }
 
     /**
      * @return the Content-Type of a body that is an object (create, update, a subresource's object)
-     * @throws ApiException 415 for a type other than JSON or YAML
+     * @throws ApiException 415 for a type other than JSON or YAML (protobuf is JSON by now)
      */
     static String bodyContentType(Call call) {
-        String contentType = call.request().getHeader("Content-Type");
+        String contentType = call.contentType();
         String type = MediaTypes.mediaType(contentType);
         if (contentType != null && !type.equals(Responses.JSON) && !type.equals("*/*")
                 && !type.equals(MediaTypes.YAML)) {
@@ -219,8 +228,8 @@ final class ResourceEndpoint {
         return type.group().isEmpty() && (type.kind().equals("Pod") || type.kind().equals("Namespace"));
     }
 
-    private static HttpServerResponse startStream(HttpServerResponse response) {
-        response.setChunked(true).putHeader("Content-Type", Responses.JSON).setStatusCode(200);
+    private static HttpServerResponse startStream(HttpServerResponse response, String contentType) {
+        response.setChunked(true).putHeader("Content-Type", contentType).setStatusCode(200);
         response.writeHead();
         return response;
     }

@@ -303,7 +303,7 @@ final class Subresources {
         JsonNode body = BodyDecoder.parse(call.body(), ResourceEndpoint.bodyContentType(call));
         if (body.isObject()) {
             warnings.addAll(BodyDecoder.decodeFields(group, "v1", kind, (ObjectNode) body,
-                    BodyDecoder.FieldValidation.parse(call.param("fieldValidation"))));
+                    call.fieldValidation()));
         }
         return body;
     }

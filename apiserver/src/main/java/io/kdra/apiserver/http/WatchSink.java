@@ -1,9 +1,14 @@
 package io.kdra.apiserver.http;
 
+import io.kdra.apiserver.json.Json;
+import io.kdra.apiserver.protobuf.KubeProtobuf;
+import io.kdra.apiserver.protobuf.ProtobufException;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.ServerWebSocket;
 import java.util.List;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Where a watch writes its events: a chunked HTTP response or a WebSocket, both with back-pressure. */
 interface WatchSink {
@@ -58,6 +63,54 @@ interface WatchSink {
                 if (!response.ended() && !response.closed()) {
                     response.end();
                 }
+            }
+        };
+    }
+
+    /**
+     * Protobuf events, as kube-apiserver streams them to a client that accepts protobuf: each a {@code WatchEvent}
+     * message after its length ({@link KubeProtobuf#watchEvent}). An event whose object has no protobuf form ends the
+     * watch, and the client starts another.
+     */
+    static WatchSink protobuf(HttpServerResponse response) {
+        WatchSink frames = http(response);
+        return new WatchSink() {
+            @Override
+            public void write(List<byte[]> events) {
+                Buffer buffer = Buffer.buffer();
+                for (byte[] event : events) {
+                    ObjectNode line = (ObjectNode) Json.parse(event);
+                    try {
+                        buffer.appendBytes(KubeProtobuf.watchEvent(line.get("type").asString(),
+                                (ObjectNode) line.get("object")));
+                    } catch (ProtobufException e) {
+                        LoggerFactory.getLogger(WatchSink.class).warn("ending a protobuf watch: {}", e.getMessage());
+                        response.write(buffer);
+                        end();
+                        return;
+                    }
+                }
+                response.write(buffer);
+            }
+
+            @Override
+            public boolean writeQueueFull() {
+                return frames.writeQueueFull();
+            }
+
+            @Override
+            public void onDrain(Runnable drained) {
+                frames.onDrain(drained);
+            }
+
+            @Override
+            public void onClose(Runnable closed) {
+                frames.onClose(closed);
+            }
+
+            @Override
+            public void end() {
+                frames.end();
             }
         };
     }

@@ -10,6 +10,7 @@ import io.kdra.apiserver.selection.LabelSelector;
 import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.apiserver.storage.WatchSubscriber;
+import io.kdra.apiserver.storage.WatchSubscriber.IndexKey;
 import io.vertx.core.Context;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,6 +28,8 @@ final class WatchStream implements WatchSubscriber {
 
     private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
     static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+    /** The field selectors' name of the namespace, so that namespace and field-selector watches share groups. */
+    private static final String NAMESPACE_FIELD = "metadata.namespace";
     /** Events written at once when a watcher has several queued: one socket write for them, not one each. */
     private static final int MAX_BATCH = 256;
 
@@ -40,6 +43,7 @@ final class WatchStream implements WatchSubscriber {
     private final Tables tables;
     private final Request request;
     private final int capacity;
+    private final IndexKey indexKey;
     private final ArrayDeque<WatchEvent> queue = new ArrayDeque<>();
     private boolean drainScheduled;
     private boolean overflowed;
@@ -54,6 +58,32 @@ final class WatchStream implements WatchSubscriber {
         this.tables = tables;
         this.request = request;
         this.capacity = capacity;
+        this.indexKey = indexKey(request);
+    }
+
+    /**
+     * The store offers this watcher only the changes of objects with the value its field selector requires (such as a
+     * kubelet's {@code spec.nodeName}), else of its namespace, else every change.
+     */
+    private static IndexKey indexKey(Request request) {
+        FieldSelector.RequiredValue required = request.fields().firstRequiredValue(request.type());
+        if (required != null) {
+            return new IndexKey(required.field(), required.value(), required.reader());
+        }
+        if (request.namespace() != null) {
+            return new IndexKey(NAMESPACE_FIELD, request.namespace(), WatchStream::namespaceOf);
+        }
+        return null;
+    }
+
+    private static String namespaceOf(ObjectNode object) {
+        String namespace = Meta.namespace(object);
+        return namespace == null ? "" : namespace;
+    }
+
+    @Override
+    public IndexKey indexKey() {
+        return indexKey;
     }
 
     void onEnd(Runnable onEnd) {

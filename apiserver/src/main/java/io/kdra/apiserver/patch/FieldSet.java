@@ -2,6 +2,7 @@ package io.kdra.apiserver.patch;
 
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +34,58 @@ public final class FieldSet {
 
     /** @return the leaf fields the object sets (apiVersion, kind and server-owned metadata excluded) */
     public static FieldSet leavesOf(JsonNode object) {
-        FieldSet set = empty();
+        return leaves(object).paths();
+    }
+
+    /**
+     * @return the leaves whose value differs between the two objects, or that only one of them has; a keyed list
+     *     item's own path ({@code k:{...}/.}) differs when anything in the item does, a set member when the set does
+     */
+    public static FieldSet changed(JsonNode before, JsonNode after) {
+        return leaves(after).changedSince(leaves(before));
+    }
+
+    /** @return the object's leaves with their values, to take both its {@link #leavesOf} and changes from one walk */
+    public static Leaves leaves(JsonNode object) {
+        return new Leaves(leafValues(object));
+    }
+
+    /** The leaf fields of one object, each with the node {@link #valueAt} finds there. */
+    public static final class Leaves {
+        private final Map<String, JsonNode> values;
+
+        private Leaves(Map<String, JsonNode> values) {
+            this.values = values;
+        }
+
+        /** @return the leaf fields, as {@link #leavesOf} gives them */
+        public FieldSet paths() {
+            return new FieldSet(new TreeSet<>(values.keySet()));
+        }
+
+        /** @return the leaves changed from the earlier object, as {@link #changed} gives them */
+        public FieldSet changedSince(Leaves before) {
+            FieldSet result = empty();
+            for (Map.Entry<String, JsonNode> leaf : values.entrySet()) {
+                if (!leaf.getValue().equals(before.values.get(leaf.getKey()))) {
+                    result.paths.add(leaf.getKey());
+                }
+            }
+            for (String path : before.values.keySet()) {
+                if (!values.containsKey(path)) {
+                    result.paths.add(path);
+                }
+            }
+            return result;
+        }
+    }
+
+    /**
+     * @return each leaf path with the node {@link #valueAt} finds there (a keyed item's own path: the item; a set
+     *     member: the set), collected in one walk of the object rather than one walk per path
+     */
+    private static Map<String, JsonNode> leafValues(JsonNode object) {
+        Map<String, JsonNode> leaves = new HashMap<>();
         for (Map.Entry<String, JsonNode> entry : object.properties()) {
             String field = entry.getKey();
             if (field.equals("apiVersion") || field.equals("kind")) {
@@ -42,38 +94,21 @@ public final class FieldSet {
             if (field.equals("metadata") && entry.getValue().isObject()) {
                 for (Map.Entry<String, JsonNode> meta : entry.getValue().properties()) {
                     if (!SERVER_METADATA.contains(meta.getKey())) {
-                        collect(meta.getKey(), meta.getValue(), "f:metadata" + SEPARATOR + "f:" + meta.getKey(), set);
+                        collect(meta.getKey(), meta.getValue(), "f:metadata" + SEPARATOR + "f:" + meta.getKey(),
+                                leaves);
                     }
                 }
                 continue;
             }
-            collect(field, entry.getValue(), "f:" + field, set);
+            collect(field, entry.getValue(), "f:" + field, leaves);
         }
-        return set;
+        return leaves;
     }
 
-    /** @return the leaves whose value differs between the two objects, or that only one of them has */
-    public static FieldSet changed(JsonNode before, JsonNode after) {
-        FieldSet old = leavesOf(before);
-        FieldSet now = leavesOf(after);
-        FieldSet result = empty();
-        for (String path : now.paths) {
-            if (!old.paths.contains(path) || !valueAt(before, path).equals(valueAt(after, path))) {
-                result.paths.add(path);
-            }
-        }
-        for (String path : old.paths) {
-            if (!now.paths.contains(path)) {
-                result.paths.add(path);
-            }
-        }
-        return result;
-    }
-
-    private static void collect(String field, JsonNode value, String path, FieldSet set) {
+    private static void collect(String field, JsonNode value, String path, Map<String, JsonNode> leaves) {
         if (value.isObject() && !value.isEmpty()) {
             for (Map.Entry<String, JsonNode> entry : value.properties()) {
-                collect(entry.getKey(), entry.getValue(), path + SEPARATOR + "f:" + entry.getKey(), set);
+                collect(entry.getKey(), entry.getValue(), path + SEPARATOR + "f:" + entry.getKey(), leaves);
             }
             return;
         }
@@ -81,20 +116,21 @@ public final class FieldSet {
         if (value.isArray() && key != null && allKeyed(value, key)) {
             for (JsonNode item : value) {
                 String itemPath = path + SEPARATOR + itemElement(key, item.get(key));
-                set.paths.add(itemPath + SEPARATOR + ".");
+                leaves.putIfAbsent(itemPath + SEPARATOR + ".", item);
                 for (Map.Entry<String, JsonNode> entry : item.properties()) {
-                    collect(entry.getKey(), entry.getValue(), itemPath + SEPARATOR + "f:" + entry.getKey(), set);
+                    collect(entry.getKey(), entry.getValue(), itemPath + SEPARATOR + "f:" + entry.getKey(), leaves);
                 }
             }
             return;
         }
         if (value.isArray() && MergeKeys.isSet(field)) {
             for (JsonNode item : value) {
-                set.paths.add(path + SEPARATOR + "v:" + Json.string(item));
+                leaves.putIfAbsent(path + SEPARATOR + "v:" + Json.string(item), value);
             }
             return;
         }
-        set.paths.add(path);
+        // where keyed items repeat a key, the first item's value stays: the one valueAt finds
+        leaves.putIfAbsent(path, value);
     }
 
     private static boolean allKeyed(JsonNode list, String key) {
@@ -107,9 +143,24 @@ public final class FieldSet {
     }
 
     static String itemElement(String key, JsonNode keyValue) {
+        if (keyValue.isString() && plain(key) && plain(keyValue.stringValue())) {
+            // what the serialiser writes, without building and serialising a node per list item of every write
+            return "k:{\"" + key + "\":\"" + keyValue.stringValue() + "\"}";
+        }
         ObjectNode element = Json.object();
         element.set(key, keyValue);
         return "k:" + Json.string(element);
+    }
+
+    /** @return whether JSON writes the text between quotes as it is, with nothing escaped */
+    private static boolean plain(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\' || c > 0x7e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return whether the path names an item of a keyed list ({@code k:{...}/.}) rather than a field */
@@ -212,12 +263,41 @@ public final class FieldSet {
     /** @return the set as a managedFields {@code fieldsV1} tree */
     public ObjectNode toFieldsV1() {
         ObjectNode root = Json.object();
+        // The paths come sorted, so a path mostly shares its leading elements with the one before: their nodes are
+        // taken from that path's chain rather than looked up again.
+        List<ObjectNode> chain = new ArrayList<>();
+        List<Integer> chainEnds = new ArrayList<>();
+        String previous = "";
         for (String path : paths) {
             ObjectNode node = root;
-            for (String element : split(path)) {
-                JsonNode child = node.get(element);
-                node = child instanceof ObjectNode object ? object : node.putObject(element);
+            boolean shared = true;
+            int depth = 0;
+            for (int start = 0; start <= path.length(); depth++) {
+                int end = path.indexOf(SEPARATOR, start);
+                if (end < 0) {
+                    end = path.length();
+                }
+                shared = shared && depth < chain.size() && chainEnds.get(depth) == end
+                        && path.regionMatches(start, previous, start, end - start);
+                if (shared) {
+                    node = chain.get(depth);
+                } else {
+                    String element = path.substring(start, end);
+                    JsonNode child = node.get(element);
+                    node = child instanceof ObjectNode object ? object : node.putObject(element);
+                    if (depth < chain.size()) {
+                        chain.set(depth, node);
+                        chainEnds.set(depth, end);
+                    } else {
+                        chain.add(node);
+                        chainEnds.add(end);
+                    }
+                }
+                start = end + 1;
             }
+            chain.subList(depth, chain.size()).clear();
+            chainEnds.subList(depth, chainEnds.size()).clear();
+            previous = path;
         }
         return root;
     }

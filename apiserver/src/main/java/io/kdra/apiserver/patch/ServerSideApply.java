@@ -37,7 +37,7 @@ public final class ServerSideApply {
         List<ManagedFields.Entry> entries = ManagedFields.read(live);
         FieldSet previouslyApplied = FieldSet.empty();
         FieldSet ownedByOthers = FieldSet.empty();
-        Map<String, List<String>> conflicts = new LinkedHashMap<>();
+        List<Conflict> conflicts = new ArrayList<>();
         java.util.Set<String> conflicting = new java.util.HashSet<>();
         for (ManagedFields.Entry entry : entries) {
             if (entry.manager().equals(manager) && entry.operation().equals(ManagedFields.APPLY)) {
@@ -49,14 +49,20 @@ public final class ServerSideApply {
                 // co-owning a list item is no conflict: only its fields can have different values
                 if (!FieldSet.isListItem(path)
                         && !FieldSet.valueAt(config, path).equals(FieldSet.valueAt(live, path))) {
-                    conflicts.computeIfAbsent(entry.manager() + "\u0000" + entry.apiVersion(), k -> new ArrayList<>())
-                            .add(FieldSet.describe(path));
+                    conflicts.add(new Conflict(entry.manager(), entry.apiVersion(), path));
                     conflicting.add(path);
                 }
             }
         }
         if (!conflicts.isEmpty() && !force) {
-            throw conflict(conflicts);
+            // what kubectl applied client-side before is its own, so it takes it without being forced
+            java.util.Set<String> ownedThroughClientSideApply = manager.equals(LastApplied.KUBECTL)
+                    ? LastApplied.ownedThroughClientSideApply(live, apiVersion).paths() : java.util.Set.of();
+            List<Conflict> remaining = conflicts.stream()
+                    .filter(conflict -> !ownedThroughClientSideApply.contains(conflict.path())).toList();
+            if (!remaining.isEmpty()) {
+                throw conflict(remaining);
+            }
         }
         ObjectNode result = live.deepCopy();
         merge(result, config);
@@ -81,10 +87,21 @@ public final class ServerSideApply {
             updated.add(new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, time, applied));
         }
         ManagedFields.write(result, updated);
+        if (manager.equals(LastApplied.KUBECTL)) {
+            LastApplied.syncAnnotation(result, config);
+        }
         return result;
     }
 
-    private static ApiException conflict(Map<String, List<String>> conflicts) {
+    /** A field the applier sets to another value than the one a manager owns. */
+    private record Conflict(String manager, String apiVersion, String path) {}
+
+    private static ApiException conflict(List<Conflict> found) {
+        Map<String, List<String>> conflicts = new LinkedHashMap<>();
+        for (Conflict conflict : found) {
+            conflicts.computeIfAbsent(conflict.manager() + "\u0000" + conflict.apiVersion(), k -> new ArrayList<>())
+                    .add(FieldSet.describe(conflict.path()));
+        }
         int count = conflicts.values().stream().mapToInt(List::size).sum();
         ObjectNode details = Json.object();
         ArrayNode causes = details.putArray("causes");

@@ -89,6 +89,27 @@ public final class Printers {
                     wide("Images", "Images referenced by each container in the template.", o -> containers(o, "image")),
                     wide("Selector", "Label query over pods.", Printers::selector));
         }
+        if (type.group().equals("apps") && kind.equals("Deployment")) {
+            return List.of(name(), text("Ready", "Number of the pod with ready state", o -> Json.at(o, "status",
+                            "readyReplicas").asLong(0) + "/" + Json.at(o, "spec", "replicas").asLong(0)),
+                    integer("Up-to-date", "Total number of non-terminated pods targeted by this deployment that have "
+                            + "the desired template spec.", "status", "updatedReplicas"),
+                    integer("Available", "Total number of available pods (ready for at least minReadySeconds) "
+                            + "targeted by this deployment.", "status", "availableReplicas"), age(),
+                    wide("Containers", "Names of each container in the template.", o -> containers(o, "name")),
+                    wide("Images", "Images referenced by each container in the template.", o -> containers(o, "image")),
+                    wide("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this "
+                            + "will be the ones affected by this deployment.", Printers::selector));
+        }
+        if (type.group().equals("batch") && kind.equals("Job")) {
+            return List.of(name(), text("Status", "Status of the job.", Printers::jobStatus),
+                    text("Completions", "The completion status of the job.", Printers::jobCompletions),
+                    new Column("Duration", "string", "", 0, "Time required to complete the job.",
+                            Printers::jobDuration), age(),
+                    wide("Containers", "Names of each container in the template.", o -> containers(o, "name")),
+                    wide("Images", "Images referenced by each container in the template.", o -> containers(o, "image")),
+                    wide("Selector", "Label query over pods.", Printers::selector));
+        }
         if (type.group().equals("coordination.k8s.io") && kind.equals("Lease")) {
             return List.of(name(), text("Holder", "The holder of the lease.",
                     o -> Json.text(o, "spec", "holderIdentity")), age());
@@ -109,6 +130,59 @@ public final class Printers {
             }
         }
         return List.of(name(), age());
+    }
+
+    /** The first of kubectl's job states whose condition is true; a job with none is running. */
+    private static String jobStatus(JsonNode job) {
+        if (hasTrueCondition(job, "Complete")) {
+            return "Complete";
+        }
+        if (hasTrueCondition(job, "Failed")) {
+            return "Failed";
+        }
+        if (!Json.isEmpty(Json.at(job, "metadata", "deletionTimestamp"))) {
+            return "Terminating";
+        }
+        for (String state : List.of("Suspended", "FailureTarget", "SuccessCriteriaMet")) {
+            if (hasTrueCondition(job, state)) {
+                return state;
+            }
+        }
+        return "Running";
+    }
+
+    private static boolean hasTrueCondition(JsonNode object, String type) {
+        for (JsonNode condition : Json.at(object, "status", "conditions")) {
+            if (type.equals(Json.text(condition, "type")) && "True".equals(Json.text(condition, "status"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code succeeded/completions}, or {@code succeeded/1 of parallelism} for a work queue. */
+    private static String jobCompletions(JsonNode job) {
+        long succeeded = Json.at(job, "status", "succeeded").asLong(0);
+        JsonNode completions = Json.at(job, "spec", "completions");
+        if (completions.isNumber()) {
+            return succeeded + "/" + completions.asLong();
+        }
+        long parallelism = Json.at(job, "spec", "parallelism").asLong(0);
+        return parallelism > 1 ? succeeded + "/1 of " + parallelism : succeeded + "/1";
+    }
+
+    /** From the start to the completion, or to now while running; empty before the start. */
+    private static String jobDuration(JsonNode job, Instant now) {
+        String start = Json.text(job, "status", "startTime");
+        if (start == null || start.isEmpty()) {
+            return "";
+        }
+        String completion = Json.text(job, "status", "completionTime");
+        try {
+            return since(start, completion == null || completion.isEmpty() ? now : Instant.parse(completion));
+        } catch (DateTimeParseException e) {
+            return UNKNOWN;
+        }
     }
 
     private static List<Column> pods() {

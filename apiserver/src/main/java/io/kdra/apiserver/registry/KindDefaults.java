@@ -17,6 +17,7 @@ import tools.jackson.databind.node.ObjectNode;
 final class KindDefaults {
 
     private static final Set<String> GENERATION_KINDS = Set.of("/Pod", "apps/DaemonSet", "apps/ReplicaSet",
+            "apps/Deployment", "batch/Job",
             "resource.k8s.io/DeviceClass", "resource.k8s.io/ResourceClaim", "resource.k8s.io/ResourceClaimTemplate",
             "resource.k8s.io/ResourceSlice", "resource.k8s.io/DeviceTaintRule",
             "admissionregistration.k8s.io/ValidatingAdmissionPolicy",

@@ -27,13 +27,13 @@ final class ManagedFieldsTracker {
         if (manager == null || manager.isEmpty()) {
             return;
         }
-        ObjectNode written = inWrittenVersion.apply(next);
-        FieldSet changed = current == null ? FieldSet.leavesOf(written)
-                : FieldSet.changed(inWrittenVersion.apply(current), written);
+        FieldSet.Leaves written = FieldSet.leaves(inWrittenVersion.apply(next));
+        FieldSet present = written.paths();
+        FieldSet changed = current == null ? present
+                : written.changedSince(FieldSet.leaves(inWrittenVersion.apply(current)));
         if (changed.isEmpty()) {
             return;
         }
-        FieldSet present = FieldSet.leavesOf(written);
         List<ManagedFields.Entry> entries = ManagedFields.read(next);
         FieldSet owned = FieldSet.empty();
         for (ManagedFields.Entry entry : entries) {

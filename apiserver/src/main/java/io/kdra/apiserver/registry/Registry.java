@@ -127,8 +127,8 @@ public final class Registry {
     }
 
     /**
-     * Patches an object: {@code patch} computes the proposed object from the current one (null when absent, which
-     * only an apply patch accepts: it creates the object).
+     * Patches an object: {@code patch} computes the proposed object from a copy of the current one, which it may
+     * change (null when absent, which only an apply patch accepts: it creates the object).
      *
      * @param tracksFields false when the patch itself maintains managedFields (server-side apply)
      */
@@ -271,7 +271,7 @@ public final class Registry {
         if (tracksFields) {
             recordUpdate(type, next, current, context);
         }
-        if (Meta.withoutVolatileFields(next).equals(Meta.withoutVolatileFields(current))) {
+        if (Meta.equalApartFromVolatileFields(next, current)) {
             return Change.none(current);
         }
         return Change.put(next);

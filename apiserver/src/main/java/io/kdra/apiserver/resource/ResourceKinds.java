@@ -20,8 +20,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <ul>
  *   <li>DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice: served as {@value #V1BETA1},
  *       {@value #V1BETA2} and {@value #V1}; storage version {@value #V1}.</li>
- *   <li>DeviceTaintRule: served as {@value #V1ALPHA3} and {@value #V1BETA2}, which have the same shape; storage
- *       version {@value #V1BETA2}, the more stable of the two (kube-apiserver 1.36 serves no v1 DeviceTaintRule).</li>
+ *   <li>DeviceTaintRule: served as {@value #V1ALPHA3}, {@value #V1BETA2} and {@value #V1} (as Kubernetes 1.37
+ *       serves it), which have the same shape; storage version {@value #V1}.</li>
  * </ul>
  *
  * <p>Validators get objects in the storage version, with defaults applied (see {@link #defaulters(Clock)}), and check

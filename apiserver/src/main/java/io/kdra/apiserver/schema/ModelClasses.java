@@ -22,7 +22,8 @@ final class ModelClasses {
             "events.k8s.io", MODEL + ".events",
             "admissionregistration.k8s.io", MODEL + ".admissionregistration",
             "policy", MODEL + ".policy",
-            "autoscaling", MODEL + ".autoscaling");
+            "autoscaling", MODEL + ".autoscaling",
+            "batch", MODEL + ".batch");
 
     private ModelClasses() {}
 

@@ -4,6 +4,7 @@ import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.ResourceType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -16,7 +17,14 @@ public final class FieldSelector {
 
     private static final FieldSelector EVERYTHING = new FieldSelector(List.of());
 
-    private record Term(String field, boolean equal, String value) {}
+    /** @param path the field's names, split once here rather than per object compared */
+    private record Term(String field, String[] path, boolean equal, String value) {}
+
+    /**
+     * A value the selector requires of one field with {@code =}, and how to read that field's value from an object
+     * (as the selector compares it).
+     */
+    public record RequiredValue(String field, String value, Function<ObjectNode, String> reader) {}
 
     private final List<Term> terms;
 
@@ -38,9 +46,23 @@ public final class FieldSelector {
         return null;
     }
 
+    /**
+     * @return the first field the selector requires an exact value of, so that a watch can be indexed by it; null
+     *     when it requires none (only {@code !=} terms, or no terms)
+     */
+    public RequiredValue firstRequiredValue(ResourceType type) {
+        for (Term term : terms) {
+            if (term.equal) {
+                return new RequiredValue(term.field, term.value,
+                        object -> SelectableFields.value(type, object, term.field, term.path));
+            }
+        }
+        return null;
+    }
+
     public boolean matches(ResourceType type, ObjectNode object) {
         for (Term term : terms) {
-            boolean equal = term.value.equals(SelectableFields.value(type, object, term.field));
+            boolean equal = term.value.equals(SelectableFields.value(type, object, term.field, term.path));
             if (equal != term.equal) {
                 return false;
             }
@@ -63,7 +85,7 @@ public final class FieldSelector {
             if (storedField == null) {
                 throw ApiException.badRequest(SelectableFields.unsupportedMessage(type, term.field));
             }
-            terms.add(new Term(storedField, term.equal, term.value));
+            terms.add(new Term(storedField, SelectableFields.path(storedField), term.equal, term.value));
         }
         return new FieldSelector(terms);
     }
@@ -71,15 +93,15 @@ public final class FieldSelector {
     private static Term term(String part) {
         int ne = indexUnescaped(part, "!=");
         if (ne >= 0) {
-            return new Term(unescape(part.substring(0, ne)), false, unescape(part.substring(ne + 2)));
+            return new Term(unescape(part.substring(0, ne)), null, false, unescape(part.substring(ne + 2)));
         }
         int eq = indexUnescaped(part, "==");
         if (eq >= 0) {
-            return new Term(unescape(part.substring(0, eq)), true, unescape(part.substring(eq + 2)));
+            return new Term(unescape(part.substring(0, eq)), null, true, unescape(part.substring(eq + 2)));
         }
         eq = indexUnescaped(part, "=");
         if (eq >= 0) {
-            return new Term(unescape(part.substring(0, eq)), true, unescape(part.substring(eq + 1)));
+            return new Term(unescape(part.substring(0, eq)), null, true, unescape(part.substring(eq + 1)));
         }
         throw ApiException.badRequest("invalid selector: '" + part + "'; can't understand '" + part + "'");
     }

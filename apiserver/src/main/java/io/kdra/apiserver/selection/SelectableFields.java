@@ -68,12 +68,18 @@ public final class SelectableFields {
         return String.format("\"%s\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", field);
     }
 
+    /** @return the field's names, to read its value with {@link #value} */
+    static String[] path(String field) {
+        return field.split("\\.");
+    }
+
     /**
      * @param field a field of the stored objects, as {@link #storedField} gives it
+     * @param path the field's names, as {@link #path} gives them
      * @return the field's value as a selector compares it: absent fields are empty, booleans "true"/"false"; an
      *     event's {@code source} is its source component, or else its reporting component, as kube-apiserver has it
      */
-    static String value(ResourceType type, ObjectNode object, String field) {
+    static String value(ResourceType type, ObjectNode object, String field, String[] path) {
         if (field.equals("source") && type.storageKey().equals("/events")) {
             String component = textOf(Json.at(object, "source", "component"));
             return component.isEmpty() ? textOf(object.path("reportingComponent")) : component;
@@ -81,7 +87,7 @@ public final class SelectableFields {
         if (field.equals("metadata.namespace") && !type.namespaced()) {
             return "";
         }
-        return textOf(Json.at(object, field.split("\\.")));
+        return textOf(Json.at(object, path));
     }
 
     private static String textOf(JsonNode node) {

@@ -2,6 +2,7 @@ package io.kdra.apiserver.storage;
 
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -9,21 +10,31 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The in-memory object store: one sorted table per resource, one global monotonic resourceVersion, a bounded history
- * and the watch subscribers. Writes are serialised by one lock, so a read-modify-write is atomic and watch events
- * are delivered in commit order; reads do not lock. Stored objects are immutable: callers copy before changing one.
+ * and the watch subscribers. Writes are serialised by one lock, so a read-modify-write is atomic; reads do not lock.
+ * Stored objects are immutable: callers copy before changing one.
+ *
+ * <p>Delivering a change to the watchers happens after the write lock is released, under a second lock that the
+ * writer takes before releasing the first: deliveries therefore run in commit order, one at a time, while the next
+ * write already computes its change. A watch starts holding both locks, when every committed change has been
+ * delivered, so it gets each change exactly once: in its initial events or live.
  */
 public final class Store {
 
     private final ReentrantLock lock = new ReentrantLock();
+    /** Taken after {@link #lock} when both are needed; guards the subscribers and the delivered resourceVersion. */
+    private final ReentrantLock deliveryLock = new ReentrantLock();
     private final Map<String, ConcurrentSkipListMap<String, StoredObject>> tables = new ConcurrentHashMap<>();
-    private final Map<String, List<WatchSubscriber>> subscribers = new ConcurrentHashMap<>();
-    private final List<java.util.function.Consumer<WatchEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final Map<String, WatcherIndex> subscribers = new HashMap<>();
+    private final List<Consumer<WatchEvent>> listeners = new CopyOnWriteArrayList<>();
     private final EventLog history;
     private volatile long resourceVersion;
+    /** The resourceVersion of the last change delivered to the watchers. */
+    private long deliveredVersion;
 
     /** @param historySize how many events watches can resume from */
     public Store(int historySize) {
@@ -67,10 +78,10 @@ public final class Store {
     }
 
     /**
-     * Registers a callback for every committed change of every resource, called in commit order under the write
-     * lock: it must only hand the event over (controllers such as garbage collection queue it).
+     * Registers a callback for every committed change of every resource, called in commit order while the change is
+     * delivered: it must only hand the event over (controllers such as garbage collection queue it).
      */
-    public void addListener(java.util.function.Consumer<WatchEvent> listener) {
+    public void addListener(Consumer<WatchEvent> listener) {
         listeners.add(listener);
     }
 
@@ -117,6 +128,7 @@ public final class Store {
     public ObjectNode write(String storageKey, String namespace, String name, boolean dryRun, Mutation mutation) {
         String key = key(namespace, name);
         NavigableMap<String, StoredObject> table = table(storageKey);
+        WatchEvent event;
         lock.lock();
         try {
             StoredObject currentEntry = table.get(key);
@@ -129,25 +141,34 @@ public final class Store {
             ObjectNode object = change.object();
             Json.metadata(object).put("resourceVersion", Long.toString(next));
             StoredObject stored = new StoredObject(object);
-            WatchEvent event;
             if (change.kind() == Change.Kind.PUT) {
                 table.put(key, stored);
                 event = new WatchEvent(current == null ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED, storageKey,
-                        stored, current, next);
+                        stored, currentEntry, next);
             } else {
                 table.remove(key);
-                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, stored, current, next);
+                event = new WatchEvent(WatchEvent.Type.DELETED, storageKey, stored, currentEntry, next);
             }
             resourceVersion = next;
             history.append(event);
-            dispatch(event);
-            for (java.util.function.Consumer<WatchEvent> listener : listeners) {
-                listener.accept(event);
-            }
-            return object;
+            deliveryLock.lock();
         } finally {
             lock.unlock();
         }
+        ObjectNode committed = event.object();
+        try {
+            deliver(event);
+            // delivered: from now on only the history reads the states no longer current
+            if (event.prior() != null) {
+                event.prior().compact();
+            }
+            if (event.type() == WatchEvent.Type.DELETED) {
+                event.stored().compact();
+            }
+        } finally {
+            deliveryLock.unlock();
+        }
+        return committed;
     }
 
     /**
@@ -158,50 +179,59 @@ public final class Store {
         NavigableMap<String, StoredObject> table = table(storageKey);
         lock.lock();
         try {
-            List<WatchEvent> initial;
-            if (fromResourceVersion == null) {
-                initial = new ArrayList<>(table.size());
-                for (StoredObject object : table.values()) {
-                    initial.add(new WatchEvent(WatchEvent.Type.ADDED, storageKey, object, null, resourceVersion));
+            deliveryLock.lock();
+            try {
+                List<WatchEvent> initial;
+                if (fromResourceVersion == null) {
+                    initial = new ArrayList<>(table.size());
+                    for (StoredObject object : table.values()) {
+                        initial.add(new WatchEvent(WatchEvent.Type.ADDED, storageKey, object, null, resourceVersion));
+                    }
+                } else {
+                    initial = history.since(storageKey, fromResourceVersion);
                 }
-            } else {
-                initial = history.since(storageKey, fromResourceVersion);
+                subscriber.start(initial, resourceVersion);
+                subscribers.computeIfAbsent(storageKey, k -> new WatcherIndex()).add(subscriber);
+            } finally {
+                deliveryLock.unlock();
             }
-            subscriber.start(initial, resourceVersion);
-            subscribers.computeIfAbsent(storageKey, k -> new CopyOnWriteArrayList<>()).add(subscriber);
         } finally {
             lock.unlock();
         }
     }
 
     public void unwatch(String storageKey, WatchSubscriber subscriber) {
-        List<WatchSubscriber> list = subscribers.get(storageKey);
-        if (list != null) {
-            list.remove(subscriber);
+        deliveryLock.lock();
+        try {
+            WatcherIndex index = subscribers.get(storageKey);
+            if (index != null) {
+                index.remove(subscriber);
+            }
+        } finally {
+            deliveryLock.unlock();
         }
     }
 
-    /** Offers a BOOKMARK at the current resourceVersion, ordered after every event already delivered. */
+    /** Offers a BOOKMARK at the last delivered resourceVersion, ordered after every event already delivered. */
     public void bookmark(String storageKey, WatchSubscriber subscriber) {
-        lock.lock();
+        deliveryLock.lock();
         try {
-            if (!subscriber.offer(WatchEvent.bookmark(storageKey, null, resourceVersion))) {
+            if (!subscriber.offer(WatchEvent.bookmark(storageKey, null, deliveredVersion))) {
                 unwatch(storageKey, subscriber);
             }
         } finally {
-            lock.unlock();
+            deliveryLock.unlock();
         }
     }
 
-    private void dispatch(WatchEvent event) {
-        List<WatchSubscriber> list = subscribers.get(event.storageKey());
-        if (list == null) {
-            return;
+    private void deliver(WatchEvent event) {
+        deliveredVersion = event.resourceVersion();
+        WatcherIndex index = subscribers.get(event.storageKey());
+        if (index != null) {
+            index.deliver(event);
         }
-        for (WatchSubscriber subscriber : list) {
-            if (!subscriber.offer(event)) {
-                list.remove(subscriber);
-            }
+        for (Consumer<WatchEvent> listener : listeners) {
+            listener.accept(event);
         }
     }
 

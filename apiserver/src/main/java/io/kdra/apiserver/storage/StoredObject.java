@@ -14,10 +14,15 @@ import tools.jackson.databind.node.ObjectNode;
  * reader; likewise its JSON in each other API version that is read, at most one array per served apiVersion (the
  * group counts: events.k8s.io/v1 and core v1 Events are the same stored objects). Safe because stored objects are
  * never changed after commit and conversion depends on nothing else.
+ *
+ * <p>Once a state is no longer current (superseded or deleted) only the watch history holds it, where it is rarely
+ * read again: the store then {@link #compact}s it to its JSON, which takes a fraction of the tree's memory, and a
+ * later read parses the JSON again.
  */
 public final class StoredObject {
 
-    private final ObjectNode object;
+    /** Null once compacted. */
+    private volatile ObjectNode object;
     private volatile byte[] json;
     /** By apiVersion other than the stored one, e.g. {@code events.k8s.io/v1}; made with the first such read. */
     private volatile Map<String, byte[]> converted;
@@ -26,8 +31,16 @@ public final class StoredObject {
         this.object = object;
     }
 
+    /** @return the object; equal to, though after {@link #compact} not the same as, the one committed */
     public ObjectNode object() {
-        return object;
+        ObjectNode tree = object;
+        return tree != null ? tree : (ObjectNode) Json.parse(json);
+    }
+
+    /** Keeps only the JSON, dropping the tree; for states that only the history still holds. */
+    void compact() {
+        json();
+        object = null;
     }
 
     /**
@@ -45,14 +58,14 @@ public final class StoredObject {
                 byVersion = converted;
             }
         }
-        return byVersion.computeIfAbsent(apiVersion, v -> Json.bytes(conversion.apply(object)));
+        return byVersion.computeIfAbsent(apiVersion, v -> Json.bytes(conversion.apply(object())));
     }
 
     /** @return the objects of the entries, in order */
     public static List<ObjectNode> objects(List<StoredObject> entries) {
         List<ObjectNode> objects = new ArrayList<>(entries.size());
         for (StoredObject entry : entries) {
-            objects.add(entry.object);
+            objects.add(entry.object());
         }
         return objects;
     }
@@ -62,6 +75,7 @@ public final class StoredObject {
         byte[] bytes = json;
         if (bytes == null) {
             // Two readers racing here serialise the same immutable object to equal bytes; either result may stay.
+            // The tree is still there: compaction sets the bytes before it drops the tree.
             bytes = Json.bytes(object);
             json = bytes;
         }

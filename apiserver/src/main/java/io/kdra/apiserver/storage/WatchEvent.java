@@ -4,10 +4,11 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * One committed change. {@code stored} is the state after the change (for DELETED the last state, carrying the
- * deletion's resourceVersion; null only for a BOOKMARK without an object); {@code previous} the state before it, or
+ * deletion's resourceVersion; null only for a BOOKMARK without an object); {@code prior} the state before it, or
  * null for ADDED. Both are immutable.
  */
-public record WatchEvent(Type type, String storageKey, StoredObject stored, ObjectNode previous, long resourceVersion) {
+public record WatchEvent(Type type, String storageKey, StoredObject stored, StoredObject prior,
+        long resourceVersion) {
 
     public enum Type {
         ADDED,
@@ -30,19 +31,24 @@ public record WatchEvent(Type type, String storageKey, StoredObject stored, Obje
         return stored == null ? null : stored.object();
     }
 
+    /** @return the state before the change, or null */
+    public ObjectNode previous() {
+        return prior == null ? null : prior.object();
+    }
+
     /**
      * @return the change as a watcher sees it whose filter matched the previous state and no longer matches: a
      *     DELETED event carrying the previous state with this change's resourceVersion, as kube-apiserver's watch
      *     cache sends it
      */
     public WatchEvent asLeavingFilter() {
-        ObjectNode last = previous.deepCopy();
+        ObjectNode last = previous().deepCopy();
         ((ObjectNode) last.get("metadata")).put("resourceVersion", Long.toString(resourceVersion));
-        return new WatchEvent(Type.DELETED, storageKey, new StoredObject(last), previous, resourceVersion);
+        return new WatchEvent(Type.DELETED, storageKey, new StoredObject(last), prior, resourceVersion);
     }
 
     /** @return the same change seen as another type, sharing the object and its bytes */
     public WatchEvent withType(Type newType) {
-        return newType == type ? this : new WatchEvent(newType, storageKey, stored, previous, resourceVersion);
+        return newType == type ? this : new WatchEvent(newType, storageKey, stored, prior, resourceVersion);
     }
 }

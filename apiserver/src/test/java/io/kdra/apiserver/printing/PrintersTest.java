@@ -93,6 +93,31 @@ class PrintersTest {
                 .containsEntry("State", "deleted").containsEntry("Age", "<unknown>");
     }
 
+    @Test
+    void deploymentsAndJobs() {
+        assertThat(row("apps", "Deployment", """
+                {"metadata":{"name":"web","creationTimestamp":"2026-01-01T11:00:00Z"},
+                 "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
+                  "template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}},
+                 "status":{"readyReplicas":2,"updatedReplicas":3,"availableReplicas":1}}"""))
+                .containsExactly(Map.entry("Name", "web"), Map.entry("Ready", "2/3"), Map.entry("Up-to-date", 3L),
+                        Map.entry("Available", 1L), Map.entry("Age", "60m"), Map.entry("Containers", "c"),
+                        Map.entry("Images", "nginx"), Map.entry("Selector", "app=web"));
+
+        String job = """
+                {"metadata":{"name":"j"},"spec":{%s},"status":{"succeeded":1,"startTime":"2026-01-01T11:59:00Z"%s}}""";
+        assertThat(row("batch", "Job", job.formatted("\"completions\":3", "")))
+                .containsEntry("Status", "Running").containsEntry("Completions", "1/3")
+                .containsEntry("Duration", "60s");
+        assertThat(row("batch", "Job", job.formatted("\"parallelism\":2", """
+                ,"completionTime":"2026-01-01T11:59:30Z","conditions":[{"type":"Complete","status":"True"}]""")))
+                .containsEntry("Status", "Complete").containsEntry("Completions", "1/1 of 2")
+                .containsEntry("Duration", "30s");
+        assertThat(row("batch", "Job", job.formatted("", """
+                ,"conditions":[{"type":"Suspended","status":"True"},{"type":"Failed","status":"False"}]""")))
+                .containsEntry("Status", "Suspended").containsEntry("Completions", "1/1");
+    }
+
     private static Map<String, Object> row(String group, String kind, String json) {
         ResourceType type = BuiltinResources.all().stream()
                 .filter(t -> t.group().equals(group) && t.kind().equals(kind)).findFirst().orElseThrow();

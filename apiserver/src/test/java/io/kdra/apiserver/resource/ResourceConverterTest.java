@@ -38,10 +38,10 @@ class ResourceConverterTest {
 
     @Test
     void rejectsAnUnservedTargetVersion() {
-        assertThatThrownBy(() -> taintRules.convert(object("{apiVersion: 'resource.k8s.io/v1beta2'}"), "v1"))
+        assertThatThrownBy(() -> taintRules.convert(object("{apiVersion: 'resource.k8s.io/v1beta2'}"), "v1beta1"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("apiVersion resource.k8s.io/v1 is not served for DeviceTaintRule; served are "
-                        + "resource.k8s.io/v1alpha3, resource.k8s.io/v1beta2");
+                .hasMessage("apiVersion resource.k8s.io/v1beta1 is not served for DeviceTaintRule; served are "
+                        + "resource.k8s.io/v1alpha3, resource.k8s.io/v1beta2, resource.k8s.io/v1");
     }
 
     @Test

@@ -43,13 +43,13 @@ class ResourceKindsTest {
     }
 
     @Test
-    void deviceTaintRulesAreStoredAsV1beta2() {
+    void deviceTaintRulesAreStoredAsV1() {
         ObjectNode sent = object("{apiVersion: 'resource.k8s.io/v1alpha3', kind: 'DeviceTaintRule', "
                 + "spec: {taint: {key: 'k', effect: 'NoSchedule'}}}");
 
         ObjectNode stored = store(sent);
 
-        assertThat(stored.get("apiVersion").stringValue()).isEqualTo("resource.k8s.io/v1beta2");
+        assertThat(stored.get("apiVersion").stringValue()).isEqualTo("resource.k8s.io/v1");
         assertThat(stored.at("/spec/taint/timeAdded").isString()).isTrue();
     }
 }

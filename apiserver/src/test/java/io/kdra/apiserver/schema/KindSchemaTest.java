@@ -98,7 +98,7 @@ class KindSchemaTest {
                 Arguments.of("resourceslice-node", "ResourceSlice", List.of("v1", "v1beta2", "v1beta1")),
                 Arguments.of("resourceslice-counters", "ResourceSlice", List.of("v1", "v1beta2", "v1beta1")),
                 Arguments.of("resourceslice-partitions", "ResourceSlice", List.of("v1", "v1beta2", "v1beta1")),
-                Arguments.of("devicetaintrule", "DeviceTaintRule", List.of("v1beta2", "v1alpha3")));
+                Arguments.of("devicetaintrule", "DeviceTaintRule", List.of("v1", "v1beta2", "v1alpha3")));
     }
 
     /** The golden objects use every DRA field the server converts and validates: the model must know them all. */

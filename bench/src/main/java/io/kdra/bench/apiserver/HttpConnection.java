@@ -49,8 +49,13 @@ final class HttpConnection implements AutoCloseable {
     }
 
     Response send(String method, String path, String body) {
+        return send(method, path, "application/json", body);
+    }
+
+    /** @param contentType the body's media type, e.g. {@code application/strategic-merge-patch+json} */
+    Response send(String method, String path, String contentType, String body) {
         try {
-            writeRequest(method, path, body);
+            writeRequest(method, path, contentType, body);
             Head head = readHead();
             ByteArrayOutputStream content = new ByteArrayOutputStream(head.contentLength > 0 ? head.contentLength : 256);
             readBody(head, chunk -> content.write(chunk.bytes, chunk.offset, chunk.length));
@@ -63,7 +68,7 @@ final class HttpConnection implements AutoCloseable {
     /** Sends a GET and reads the head of its answer; {@link #readStream} then reads the streamed body. */
     void openStream(String path) {
         try {
-            writeRequest("GET", path, null);
+            writeRequest("GET", path, null, null);
             streamHead = readHead();
             if (streamHead.status != 200) {
                 throw new IllegalStateException("GET " + path + " answered " + streamHead.status);
@@ -86,11 +91,11 @@ final class HttpConnection implements AutoCloseable {
 
     private record Head(int status, int contentLength, boolean chunked) {}
 
-    private void writeRequest(String method, String path, String body) throws IOException {
+    private void writeRequest(String method, String path, String contentType, String body) throws IOException {
         byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         String request = method + " " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nAuthorization: Bearer "
                 + token + "\r\nAccept: application/json\r\n"
-                + (body == null ? "" : "Content-Type: application/json\r\n")
+                + (body == null ? "" : "Content-Type: " + contentType + "\r\n")
                 + "Content-Length: " + content.length + "\r\n\r\n";
         out.write(request.getBytes(StandardCharsets.ISO_8859_1));
         out.write(content);

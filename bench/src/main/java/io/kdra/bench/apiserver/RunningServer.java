@@ -9,9 +9,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /** A started API server and keep-alive HTTP/1.1 connections holding its admin token, one per calling thread. */
 final class RunningServer implements AutoCloseable {
 
-    final ApiServer server = ApiServer.builder().config(ApiServerConfig.defaults()).build().start();
+    final ApiServer server;
     private final List<HttpConnection> connections = new CopyOnWriteArrayList<>();
     private final ThreadLocal<HttpConnection> connection = ThreadLocal.withInitial(this::connect);
+
+    RunningServer() {
+        this(ApiServerConfig.defaults());
+    }
+
+    RunningServer(ApiServerConfig config) {
+        server = ApiServer.builder().config(config).build().start();
+    }
 
     /** @return a new connection, closed with the server */
     HttpConnection connect() {
@@ -23,7 +31,12 @@ final class RunningServer implements AutoCloseable {
 
     /** Sends on the calling thread's connection. */
     HttpConnection.Response send(String method, String path, String body) {
-        HttpConnection.Response response = connection.get().send(method, path, body);
+        return send(method, path, "application/json", body);
+    }
+
+    /** Sends on the calling thread's connection a body of the given media type. */
+    HttpConnection.Response send(String method, String path, String contentType, String body) {
+        HttpConnection.Response response = connection.get().send(method, path, contentType, body);
         if (response.status() >= 300) {
             throw new IllegalStateException(method + " " + path + " answered " + response.status() + ": "
                     + response.text());

@@ -11,10 +11,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -29,12 +26,11 @@ import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.bench.CpuMeter;
 import io.kdra.cluster.Timing;
 import io.kdra.cluster.scheduler.Scheduler;
+import io.kdra.kube.client.KubeClients;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,9 +81,11 @@ public final class SchedulerThroughput {
     private static void run(int nodes, int devices, int pods, boolean prepared) throws Exception {
         ApiServerConfig config = ApiServerConfig.defaults().withWatchLimits(200_000, 200_000);
         try (ApiServer server = ApiServer.builder().config(config).build().start();
-                KubernetesClient admin = client(server, server.adminToken());
-                KubernetesClient schedulerClient = client(server, server.issueToken(new UserInfo(
-                        "system:kube-scheduler", "", List.of("system:authenticated"), Map.of())))) {
+                KubeClients clients = KubeClients.create()) {
+            KubernetesClient admin = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
+            KubernetesClient schedulerClient = clients.client(server.url(), server.issueToken(new UserInfo(
+                    "system:kube-scheduler", "", List.of("system:authenticated"), Map.of())),
+                    server.caCertificatePem());
             populate(admin, nodes, devices);
             Set<String> bound = ConcurrentHashMap.newKeySet();
             CountDownLatch allBound = new CountDownLatch(pods);
@@ -221,15 +219,5 @@ public final class SchedulerThroughput {
         } finally {
             pool.shutdownNow();
         }
-    }
-
-    private static KubernetesClient client(ApiServer server, String token) {
-        String ca = server.caCertificatePem();
-        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
-                .withCaCertData(ca == null ? null
-                        : Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8)))
-                .withRequestRetryBackoffLimit(0).withMaxConcurrentRequests(256)
-                .withMaxConcurrentRequestsPerHost(256).build();
-        return new KubernetesClientBuilder().withConfig(config).build();
     }
 }

@@ -63,7 +63,7 @@ final class DynamicResources {
         String namespace = pod.getMetadata().getNamespace();
         List<ResourceClaim> claims = new ArrayList<>();
         Set<String> keys = new LinkedHashSet<>();
-        for (PodResourceClaim podClaim : NodeMatching.orEmpty(pod.getSpec().getResourceClaims())) {
+        for (PodResourceClaim podClaim : Lists.orEmpty(pod.getSpec().getResourceClaims())) {
             String name;
             boolean generated;
             if (podClaim.getResourceClaimName() != null) {
@@ -140,7 +140,7 @@ final class DynamicResources {
                 return new PreFilterResult(null, String.format("resource claim %s is in the process of being"
                         + " allocated", SchedulerCache.key(claim)), null);
             }
-            for (DeviceRequest request : NodeMatching.orEmpty(claim.getSpec().getDevices().getRequests())) {
+            for (DeviceRequest request : Lists.orEmpty(claim.getSpec().getDevices().getRequests())) {
                 PreFilterResult problem = checkRequest(claim, request);
                 if (problem != null) {
                     return problem;
@@ -154,7 +154,7 @@ final class DynamicResources {
         if (request.getExactly() != null) {
             return checkClass(request.getExactly().getDeviceClassName(), request.getName());
         }
-        if (!NodeMatching.orEmpty(request.getFirstAvailable()).isEmpty()) {
+        if (!Lists.orEmpty(request.getFirstAvailable()).isEmpty()) {
             if (!allocator.features().prioritizedList()) {
                 return new PreFilterResult(null, String.format("resource claim %s, request %s: has subrequests, but"
                         + " the DRAPrioritizedList feature is disabled", SchedulerCache.key(claim), request.getName()),
@@ -190,7 +190,7 @@ final class DynamicResources {
         boolean unavailable = false;
         for (int i = 0; i < state.claims.size(); i++) {
             NodeSelector selector = state.availableOnNodes[i];
-            if (selector != null && !NodeMatching.matches(selector, node.node())) {
+            if (selector != null && !NodeFilters.matches(selector, node)) {
                 state.unavailable.add(i);
                 unavailable = true;
                 continue;
@@ -251,15 +251,15 @@ final class DynamicResources {
         if (allocation == null || allocation.getDevices() == null) {
             return new BindingState(false, null);
         }
-        for (DeviceRequestAllocationResult result : NodeMatching.orEmpty(allocation.getDevices().getResults())) {
-            if (NodeMatching.orEmpty(result.getBindingConditions()).isEmpty()) {
+        for (DeviceRequestAllocationResult result : Lists.orEmpty(allocation.getDevices().getResults())) {
+            if (Lists.orEmpty(result.getBindingConditions()).isEmpty()) {
                 continue;
             }
             AllocatedDeviceStatus device = deviceStatus(claim, result);
             if (device == null) {
                 return new BindingState(false, null);
             }
-            for (String type : NodeMatching.orEmpty(result.getBindingFailureConditions())) {
+            for (String type : Lists.orEmpty(result.getBindingFailureConditions())) {
                 Condition failed = condition(device, type);
                 if (failed != null && "True".equals(failed.getStatus())) {
                     return new BindingState(false, String.format("claim %s binding failed: reason=%s, message=\"%s\"",
@@ -280,8 +280,8 @@ final class DynamicResources {
     static boolean hasBindingConditions(ResourceClaim claim) {
         AllocationResult allocation = allocationOf(claim);
         return allocation != null && allocation.getDevices() != null
-                && NodeMatching.orEmpty(allocation.getDevices().getResults()).stream()
-                        .anyMatch(result -> !NodeMatching.orEmpty(result.getBindingConditions()).isEmpty());
+                && Lists.orEmpty(allocation.getDevices().getResults()).stream()
+                        .anyMatch(result -> !Lists.orEmpty(result.getBindingConditions()).isEmpty());
     }
 
     /** Upstream's isClaimTimeout: the binding timeout counts from the allocation's timestamp. */
@@ -302,7 +302,7 @@ final class DynamicResources {
     }
 
     static List<ResourceClaimConsumerReference> reservedForOf(ResourceClaim claim) {
-        return claim.getStatus() == null ? List.of() : NodeMatching.orEmpty(claim.getStatus().getReservedFor());
+        return claim.getStatus() == null ? List.of() : Lists.orEmpty(claim.getStatus().getReservedFor());
     }
 
     static boolean reservedFor(ResourceClaim claim, Pod pod) {
@@ -322,7 +322,7 @@ final class DynamicResources {
         if (pod.getStatus() == null) {
             return null;
         }
-        for (PodResourceClaimStatus status : NodeMatching.orEmpty(pod.getStatus().getResourceClaimStatuses())) {
+        for (PodResourceClaimStatus status : Lists.orEmpty(pod.getStatus().getResourceClaimStatuses())) {
             if (podClaimName.equals(status.getName())) {
                 return status;
             }
@@ -331,7 +331,7 @@ final class DynamicResources {
     }
 
     private static boolean controlledBy(ResourceClaim claim, Pod pod) {
-        for (OwnerReference owner : NodeMatching.orEmpty(claim.getMetadata().getOwnerReferences())) {
+        for (OwnerReference owner : Lists.orEmpty(claim.getMetadata().getOwnerReferences())) {
             if (Boolean.TRUE.equals(owner.getController())) {
                 return Objects.equals(owner.getUid(), pod.getMetadata().getUid());
             }
@@ -340,7 +340,7 @@ final class DynamicResources {
     }
 
     private static AllocatedDeviceStatus deviceStatus(ResourceClaim claim, DeviceRequestAllocationResult result) {
-        for (AllocatedDeviceStatus device : NodeMatching.orEmpty(claim.getStatus().getDevices())) {
+        for (AllocatedDeviceStatus device : Lists.orEmpty(claim.getStatus().getDevices())) {
             if (Objects.equals(device.getDriver(), result.getDriver()) && Objects.equals(device.getPool(),
                     result.getPool()) && Objects.equals(device.getDevice(), result.getDevice())) {
                 return device;
@@ -350,7 +350,7 @@ final class DynamicResources {
     }
 
     private static Condition condition(AllocatedDeviceStatus device, String type) {
-        for (Condition condition : NodeMatching.orEmpty(device.getConditions())) {
+        for (Condition condition : Lists.orEmpty(device.getConditions())) {
             if (type.equals(condition.getType())) {
                 return condition;
             }

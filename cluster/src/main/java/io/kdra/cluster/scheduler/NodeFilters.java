@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.kdra.kube.selection.NodeSelectors;
+import io.kdra.kube.taint.PodTolerations;
 import java.util.List;
 import java.util.Map;
 
@@ -25,15 +27,13 @@ final class NodeFilters {
 
     /** @return why the node does not fit the pod, or null when it does */
     static String reject(Pod pod, NodeInfo node) {
-        List<Toleration> tolerations = NodeMatching.orEmpty(pod.getSpec().getTolerations());
-        if (node.unschedulable() && !NodeMatching.toleratedBy(UNSCHEDULABLE_TAINT, tolerations)) {
+        List<Toleration> tolerations = pod.getSpec().getTolerations();
+        if (node.unschedulable() && !PodTolerations.tolerated(tolerations, UNSCHEDULABLE_TAINT)) {
             return UNSCHEDULABLE;
         }
-        for (Taint taint : node.taints()) {
-            boolean blocks = "NoSchedule".equals(taint.getEffect()) || "NoExecute".equals(taint.getEffect());
-            if (blocks && !NodeMatching.toleratedBy(taint, tolerations)) {
-                return UNTOLERATED_TAINT;
-            }
+        if (PodTolerations.firstUntolerated(node.taints(), tolerations, PodTolerations.SCHEDULING_EFFECTS)
+                .isPresent()) {
+            return UNTOLERATED_TAINT;
         }
         return matchesAffinity(pod, node) ? null : AFFINITY_MISMATCH;
     }
@@ -50,6 +50,15 @@ final class NodeFilters {
         Affinity affinity = pod.getSpec().getAffinity();
         NodeSelector required = affinity == null || affinity.getNodeAffinity() == null ? null
                 : affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
-        return required == null || NodeMatching.matches(required, node.node());
+        return required == null || matches(required, node);
+    }
+
+    /** A selector the API server would not have accepted matches no node, as upstream's parse error rejects it. */
+    static boolean matches(NodeSelector selector, NodeInfo node) {
+        try {
+            return NodeSelectors.matches(selector, node.node());
+        } catch (NodeSelectors.InvalidNodeSelectorException e) {
+            return false;
+        }
     }
 }

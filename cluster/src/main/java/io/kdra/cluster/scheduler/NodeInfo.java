@@ -23,7 +23,7 @@ record NodeInfo(String name, Node node, Map<String, String> labels, List<Taint> 
 
     static NodeInfo of(Node node) {
         List<Taint> taints = new ArrayList<>(node.getSpec() == null ? List.of()
-                : NodeMatching.orEmpty(node.getSpec().getTaints()));
+                : Lists.orEmpty(node.getSpec().getTaints()));
         String readiness = readyStatus(node);
         if (!"True".equals(readiness)) {
             String key = "False".equals(readiness) ? NOT_READY_TAINT : UNREACHABLE_TAINT;
@@ -32,7 +32,8 @@ record NodeInfo(String name, Node node, Map<String, String> labels, List<Taint> 
             }
         }
         boolean unschedulable = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-        return new NodeInfo(node.getMetadata().getName(), node, Map.copyOf(NodeMatching.labelsOf(node)),
+        Map<String, String> labels = node.getMetadata().getLabels();
+        return new NodeInfo(node.getMetadata().getName(), node, labels == null ? Map.of() : Map.copyOf(labels),
                 List.copyOf(taints), unschedulable);
     }
 
@@ -46,7 +47,7 @@ record NodeInfo(String name, Node node, Map<String, String> labels, List<Taint> 
         if (node.getStatus() == null) {
             return null;
         }
-        for (NodeCondition condition : NodeMatching.orEmpty(node.getStatus().getConditions())) {
+        for (NodeCondition condition : Lists.orEmpty(node.getStatus().getConditions())) {
             if ("Ready".equals(condition.getType())) {
                 return condition.getStatus();
             }

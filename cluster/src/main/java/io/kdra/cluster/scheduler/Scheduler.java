@@ -229,7 +229,7 @@ public final class Scheduler implements AutoCloseable {
             return;
         }
         DynamicResources.PodClaims podClaims = dra.podClaims(pod);
-        entry.claimKeys = podClaims.keys();
+        queue.useClaims(entry, podClaims.keys());
         if (podClaims.problem() != null) {
             entry.attempts--;
             waitForClaims(entry);
@@ -356,7 +356,7 @@ public final class Scheduler implements AutoCloseable {
 
     private void enqueue(SchedulingQueue.Entry entry, Pod pod) {
         DynamicResources.PodClaims podClaims = dra.podClaims(pod);
-        entry.claimKeys = podClaims.keys();
+        queue.useClaims(entry, podClaims.keys());
         if (podClaims.problem() != null) {
             waitForClaims(entry);
         } else {

@@ -173,7 +173,7 @@ final class SchedulerCache {
             return;
         }
         boolean shared = false;
-        for (DeviceRequestAllocationResult result : NodeMatching.orEmpty(allocation.getDevices().getResults())) {
+        for (DeviceRequestAllocationResult result : Lists.orEmpty(allocation.getDevices().getResults())) {
             if (Boolean.TRUE.equals(result.getAdminAccess())) {
                 continue;
             }

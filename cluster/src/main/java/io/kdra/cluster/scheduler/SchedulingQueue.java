@@ -102,8 +102,33 @@ final class SchedulingQueue {
         entry.unschedulableSince = now;
         entry.where = Where.UNSCHEDULABLE;
         unschedulable.put(entry.key, entry);
+        index(entry);
+    }
+
+    private void index(Entry entry) {
         for (String claim : entry.claimKeys) {
             unschedulableByClaim.computeIfAbsent(claim, k -> new HashSet<>()).add(entry.key);
+        }
+    }
+
+    private void unindex(Entry entry) {
+        for (String claim : entry.claimKeys) {
+            Set<String> keys = unschedulableByClaim.get(claim);
+            if (keys != null && keys.remove(entry.key) && keys.isEmpty()) {
+                unschedulableByClaim.remove(claim);
+            }
+        }
+    }
+
+    /** Records the claims a pod uses, keeping the index of unschedulable pods by claim right. */
+    void useClaims(Entry entry, Set<String> claimKeys) {
+        boolean indexed = entry.where == Where.UNSCHEDULABLE;
+        if (indexed) {
+            unindex(entry);
+        }
+        entry.claimKeys = claimKeys;
+        if (indexed) {
+            index(entry);
         }
     }
 
@@ -178,12 +203,7 @@ final class SchedulingQueue {
             case BACKOFF -> backoff.remove(entry);
             case UNSCHEDULABLE -> {
                 unschedulable.remove(entry.key);
-                for (String claim : entry.claimKeys) {
-                    Set<String> keys = unschedulableByClaim.get(claim);
-                    if (keys != null && keys.remove(entry.key) && keys.isEmpty()) {
-                        unschedulableByClaim.remove(claim);
-                    }
-                }
+                unindex(entry);
             }
             case IN_FLIGHT -> { }
         }

@@ -8,7 +8,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.apiserver.ApiServer;
+import io.kdra.apiserver.ApiServerConfig;
 import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.kube.FeatureGates;
 import io.kdra.kube.client.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +37,12 @@ final class ControllerCluster implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     ControllerCluster() {
-        server = ApiServer.builder().build().start();
+        this(ApiServerConfig.defaults().featureGates());
+    }
+
+    /** @param gates the API server's gates: with a feature off, it drops that feature's fields from what is written */
+    ControllerCluster(FeatureGates gates) {
+        server = ApiServer.builder().config(ApiServerConfig.defaults().withFeatureGates(gates)).build().start();
         admin = client(server.adminToken(), "controller-test");
         controllers = client(server.issueToken(new UserInfo("system:kube-controller-manager", "",
                 List.of("system:authenticated"), Map.of())), "kube-controller-manager");

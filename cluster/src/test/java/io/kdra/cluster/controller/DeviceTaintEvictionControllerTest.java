@@ -39,7 +39,7 @@ class DeviceTaintEvictionControllerTest {
 
     @BeforeAll
     static void startServer() {
-        cluster = new ControllerCluster();
+        cluster = new ControllerCluster(GATES);
     }
 
     @AfterAll

@@ -9,8 +9,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.Watch;
-import io.kdra.allocator.AllocatorFeatures;
+import io.kdra.apiserver.ApiServerConfig;
 import io.kdra.cluster.Timing;
+import io.kdra.kube.FeatureGates;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,10 +21,13 @@ import org.junit.jupiter.api.Test;
 class SchedulerBindingConditionsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final FeatureGates GATES = ApiServerConfig.defaults().featureGates()
+            .with(FeatureGates.DRA_DEVICE_BINDING_CONDITIONS, true)
+            .with(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS, true);
 
     @Test
     void podIsBoundOnceTheBindingConditionsAreTrue() {
-        try (SchedulerFixture cluster = new SchedulerFixture(AllocatorFeatures.ALL, Timing.FAST)) {
+        try (SchedulerFixture cluster = new SchedulerFixture(GATES, Timing.FAST)) {
             setUp(cluster);
             await().atMost(WAIT).until(() -> reserved(cluster.claimNamed("c")));
             ResourceClaim allocated = cluster.claimNamed("c");
@@ -45,7 +49,7 @@ class SchedulerBindingConditionsTest {
 
     @Test
     void bindingFailureConditionDeallocatesTheClaim() {
-        try (SchedulerFixture cluster = new SchedulerFixture(AllocatorFeatures.ALL, Timing.FAST)) {
+        try (SchedulerFixture cluster = new SchedulerFixture(GATES, Timing.FAST)) {
             List<ResourceClaim> versions = new CopyOnWriteArrayList<>();
             try (Watch watch = cluster.client.resources(ResourceClaim.class).watch(SchedulerFixture.recorder(versions))) {
                 setUp(cluster);
@@ -60,7 +64,7 @@ class SchedulerBindingConditionsTest {
     @Test
     void bindingTimeoutDeallocatesTheClaim() {
         Timing timing = Timing.FAST.withBindingTimeout(Duration.ofSeconds(2));
-        try (SchedulerFixture cluster = new SchedulerFixture(AllocatorFeatures.ALL, timing)) {
+        try (SchedulerFixture cluster = new SchedulerFixture(GATES, timing)) {
             List<ResourceClaim> versions = new CopyOnWriteArrayList<>();
             try (Watch watch = cluster.client.resources(ResourceClaim.class).watch(SchedulerFixture.recorder(versions))) {
                 setUp(cluster);

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.Watch;
 import java.time.Duration;
@@ -75,7 +77,7 @@ class SchedulerBindingTest {
         await().atMost(WAIT).untilAsserted(() -> assertThat(events("p")).anySatisfy(event -> {
             assertThat(event.getReason()).isEqualTo("Scheduled");
             assertThat(event.getType()).isEqualTo("Normal");
-            assertThat(event.getMessage()).isEqualTo("Successfully assigned test/p to node-b");
+            assertThat(event.getMessage()).isEqualTo("Successfully assigned default/p to node-b");
             assertThat(event.getSource().getComponent()).isEqualTo("default-scheduler");
         }));
     }
@@ -110,6 +112,15 @@ class SchedulerBindingTest {
         assertThat(cluster.scheduledCondition("p")).isNull();
 
         cluster.generateClaim(pod, SchedulerFixture.CLASS);
+        await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf("p")));
+    }
+
+    @Test
+    void templateClaimThatNeedsNoClaimIsSkipped() {
+        cluster.node("node-a");
+        cluster.templatePod("p");
+        cluster.client.pods().withName("p").editStatus(pod -> new PodBuilder(pod).editStatus()
+                .withResourceClaimStatuses(new PodResourceClaimStatus("gpu", null)).endStatus().build());
         await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf("p")));
     }
 

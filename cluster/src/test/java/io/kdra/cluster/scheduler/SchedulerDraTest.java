@@ -8,6 +8,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule;
+import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRuleBuilder;
+import io.kdra.cluster.Timing;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,6 +114,28 @@ class SchedulerDraTest {
         cluster.client.pods().withName(winner).withGracePeriod(0).delete();
         cluster.deallocate(winnerClaim);
         await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf(loser)));
+    }
+
+    @Test
+    void deviceTaintRuleKeepsThePodPendingUntilItIsDeleted() {
+        cluster.close();
+        cluster = new SchedulerFixture(FeatureGates.defaults(KubernetesVersion.parse("1.35"))
+                .with(FeatureGates.DRA_DEVICE_TAINTS, true).with(FeatureGates.DRA_DEVICE_TAINT_RULES, true),
+                Timing.FAST);
+        cluster.node("node-a");
+        cluster.slice("node-a", 1);
+        cluster.deviceClass(SchedulerFixture.CLASS);
+        cluster.client.resources(DeviceTaintRule.class).resource(new DeviceTaintRuleBuilder().withNewMetadata()
+                .withName("maintenance").endMetadata().withNewSpec().withNewDeviceSelector()
+                .withDriver(SchedulerFixture.DRIVER).endDeviceSelector().withNewTaint().withKey("example.com/down")
+                .withValue("yes").withEffect("NoSchedule").endTaint().endSpec().build()).create();
+        cluster.claim("c");
+        cluster.claimPod("p", "c");
+        await().atMost(WAIT).until(() -> cluster.schedulingMessage("p") != null
+                && cluster.schedulingMessage("p").contains("cannot allocate all claims"));
+
+        cluster.client.resources(DeviceTaintRule.class).withName("maintenance").delete();
+        await().atMost(WAIT).until(() -> "node-a".equals(cluster.nodeOf("p")));
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,28 +18,26 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.kdra.allocator.AllocatorFeatures;
 import io.kdra.allocator.StructuredAllocator;
 import io.kdra.allocator.cel.CelSelectorCompiler;
 import io.kdra.apiserver.ApiServer;
+import io.kdra.apiserver.ApiServerConfig;
 import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.cluster.Timing;
-import java.nio.charset.StandardCharsets;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.client.KubeClients;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
  * A real API server, an admin client for the test (which also stands in for the resourceclaim controller) and the
- * scheduler under test with its own identity.
+ * scheduler under test with its own identity. The tests work in namespace {@code default}.
  */
 final class SchedulerFixture implements AutoCloseable {
 
@@ -48,35 +45,27 @@ final class SchedulerFixture implements AutoCloseable {
     static final String CLASS = "example";
 
     final ApiServer server;
+    final KubeClients clients = KubeClients.create();
     final KubernetesClient client;
     final KubernetesClient schedulerClient;
     final Scheduler scheduler;
-    final String namespace = "test";
 
     SchedulerFixture() {
-        this(AllocatorFeatures.KUBERNETES_1_34, Timing.FAST);
+        this(ApiServerConfig.defaults().featureGates(), Timing.FAST);
     }
 
-    SchedulerFixture(AllocatorFeatures features, Timing timing) {
-        server = ApiServer.builder().build().start();
-        client = clientFor(server.adminToken());
-        schedulerClient = clientFor(server.issueToken(
-                new UserInfo("system:kube-scheduler", "", List.of("system:authenticated"), Map.of())));
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                .build()).create();
+    /** The gates reach the API server (validation, dropped fields) and the allocator, as in a cluster. */
+    SchedulerFixture(FeatureGates gates, Timing timing) {
+        server = ApiServer.builder().config(ApiServerConfig.defaults()
+                .withKubernetesVersion(gates.version().toString()).withFeatureGates(gates)).build().start();
+        client = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
+        schedulerClient = clients.client(server.url(), server.issueToken(
+                new UserInfo("system:kube-scheduler", "", List.of("system:authenticated"), Map.of())),
+                server.caCertificatePem());
         StructuredAllocator allocator = new StructuredAllocator(
-                CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults()), features);
+                CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults()), AllocatorFeatures.from(gates));
         scheduler = new Scheduler(schedulerClient, allocator, timing, "default-scheduler");
         scheduler.start();
-    }
-
-    private KubernetesClient clientFor(String token) {
-        String ca = server.caCertificatePem();
-        Config config = new ConfigBuilder().withMasterUrl(server.url()).withOauthToken(token)
-                .withCaCertData(ca == null ? null
-                        : Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8)))
-                .withRequestRetryBackoffLimit(0).withNamespace(namespace).build();
-        return new KubernetesClientBuilder().withConfig(config).build();
     }
 
     // --- nodes
@@ -246,8 +235,7 @@ final class SchedulerFixture implements AutoCloseable {
     @Override
     public void close() {
         scheduler.close();
-        schedulerClient.close();
-        client.close();
+        clients.close();
         server.close();
     }
 }

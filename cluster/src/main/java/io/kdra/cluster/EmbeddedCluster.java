@@ -1,5 +1,7 @@
 package io.kdra.cluster;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.allocator.AllocatorFeatures;
 import io.kdra.allocator.StructuredAllocator;
@@ -19,11 +21,13 @@ import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,6 +64,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     public static final String SCHEDULER_NAME = "default-scheduler";
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
+    private static final Duration COMPONENT_REQUEST_TIMEOUT = Duration.ofMinutes(2);
 
     private final ClusterConfig config;
     private final Path baseDirectory;
@@ -80,7 +85,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         this.baseDirectory = baseDirectory;
         this.apiServer = apiServer;
         this.clients = KubeClients.create();
-        this.admin = client(null);
+        this.admin = client(null, "kdra");
     }
 
     public static Builder builder() {
@@ -89,13 +94,13 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     private void startComponents() {
         FeatureGates gates = config.featureGates();
-        KubeControllerManager controllers = KubeControllerManager.builder(client(user("system:kube-controller-manager")))
+        KubeControllerManager controllers = KubeControllerManager.builder(client(user("system:kube-controller-manager"), "kube-controller-manager"))
                 .timing(config.timing()).featureGates(gates).build();
         stopOrder.add(controllers);
         controllers.start();
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
-        Scheduler scheduler = new Scheduler(client(user("system:kube-scheduler")), allocator, config.timing(),
+        Scheduler scheduler = new Scheduler(client(user("system:kube-scheduler"), "kube-scheduler"), allocator, config.timing(),
                 SCHEDULER_NAME);
         stopOrder.add(scheduler);
         scheduler.start();
@@ -119,7 +124,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         KubeletServer server = null;
         try {
             KubernetesClient kubeletClient = client(new UserInfo("system:node:" + spec.name(), "",
-                    List.of("system:nodes", "system:authenticated"), Map.of()));
+                    List.of("system:nodes", "system:authenticated"), Map.of()),
+                    "kubelet/v" + config.kubeletVersion() + ".0 (linux/amd64) kubernetes/kdra");
             SimulatedKubelet[] kubelet = new SimulatedKubelet[1];
             server = new KubeletServer(clients.vertx(), runtime, () -> kubelet[0].metrics());
             KubeletConfig kubeletConfig = new KubeletConfig(spec.name(), root, spec.labels(),
@@ -155,8 +161,23 @@ public final class EmbeddedCluster implements AutoCloseable {
      * identity may do.
      */
     public KubernetesClient client(UserInfo user) {
+        return client(user, "kdra");
+    }
+
+    /**
+     * @param userAgent the component's name, which the API server records as the field manager of its writes
+     */
+    private KubernetesClient client(UserInfo user, String userAgent) {
         String token = user == null ? apiServer.adminToken() : apiServer.issueToken(user);
-        return clients.client(apiServer.url(), token, apiServer.caCertificatePem());
+        ConfigBuilder config = new ConfigBuilder(Config.empty()).withMasterUrl(apiServer.url()).withOauthToken(token)
+                .withNamespace("default").withUserAgent(userAgent).withRequestRetryBackoffLimit(0)
+                // a fabric8 informer whose first list times out never retries; a loaded 2-core machine can take long
+                .withRequestTimeout((int) COMPONENT_REQUEST_TIMEOUT.toMillis());
+        String ca = apiServer.caCertificatePem();
+        if (ca != null) {
+            config.withCaCertData(Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8)));
+        }
+        return clients.client(config.build());
     }
 
     /** Writes a kubeconfig for the admin identity, for kubectl and other clients. */

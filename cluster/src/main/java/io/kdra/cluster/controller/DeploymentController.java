@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * rollbacks through {@code kubectl rollout undo} (a template equal to an old one reuses its ReplicaSet, which is what
  * undo amounts to), hash collisions.
  */
-public final class DeploymentController implements AutoCloseable {
+public final class DeploymentController extends InformerController<DeploymentController, DeploymentController.Key> {
 
     static final String REVISION = "deployment.kubernetes.io/revision";
     static final String DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas";
@@ -51,14 +51,10 @@ public final class DeploymentController implements AutoCloseable {
     private static final String OWNER_INDEX = "deployment-controller/owner";
     private static final String SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
-    private record Key(String namespace, String name) {}
+    record Key(String namespace, String name) {}
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final SharedIndexInformer<Deployment> deployments;
     private final SharedIndexInformer<ReplicaSet> replicaSets;
-    private final WorkQueue<Key> queue;
     private final EventRecorder events;
 
     /** A controller with informers of its own. */
@@ -72,10 +68,7 @@ public final class DeploymentController implements AutoCloseable {
     }
 
     private DeploymentController(SharedInformers informers, boolean ownsInformers, int workers) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
-        this.queue = new WorkQueue<>(COMPONENT, workers, this::sync);
+        super(informers, ownsInformers, COMPONENT, workers);
         this.events = new EventRecorder(client, COMPONENT);
         this.deployments = informers.informer(Deployment.class);
         this.replicaSets = informers.informer(ReplicaSet.class);
@@ -117,20 +110,10 @@ public final class DeploymentController implements AutoCloseable {
         });
     }
 
-    /** Starts the informers (when it owns them) and the workers; returns when the informers have listed. */
-    public DeploymentController start() {
-        informers.start();
-        queue.start();
-        return this;
-    }
-
     @Override
     public void close() {
-        queue.close();
+        super.close();
         events.close();
-        if (ownsInformers) {
-            informers.close();
-        }
     }
 
     private static Key key(Deployment deployment) {
@@ -150,7 +133,8 @@ public final class DeploymentController implements AutoCloseable {
         }
     }
 
-    private Duration sync(Key key) {
+    @Override
+    Duration sync(Key key) {
         Deployment deployment = deployments.getStore().getByKey(key.namespace() + "/" + key.name());
         if (deployment == null || deployment.getMetadata().getDeletionTimestamp() != null) {
             return null;

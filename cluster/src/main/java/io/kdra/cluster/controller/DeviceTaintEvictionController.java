@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * {@code EvictionInProgress} in its status. All evaluation happens in the informer handlers on in-memory state; the
  * API calls happen in the workers.
  */
-public final class DeviceTaintEvictionController implements AutoCloseable {
+public final class DeviceTaintEvictionController
+        extends InformerController<DeviceTaintEvictionController, DeviceTaintEvictionController.Work> {
 
     /** The DeviceTaintRule version this controller reads and writes; v1 once the API server serves it. */
     public static final String DEVICE_TAINT_RULE_VERSION = "v1beta2";
@@ -75,11 +76,11 @@ public final class DeviceTaintEvictionController implements AutoCloseable {
 
     private record ClaimId(String namespace, String name) {}
 
-    private sealed interface Work permits PodWork, RuleWork {}
+    sealed interface Work permits PodWork, RuleWork {}
 
-    private record PodWork(PodRef pod) implements Work {}
+    record PodWork(PodRef pod) implements Work {}
 
-    private record RuleWork(String name, String uid) implements Work {}
+    record RuleWork(String name, String uid) implements Work {}
 
     /** Where a taint comes from: a rule (by uid) or one taint entry of a device in a slice. */
     private record TaintSource(String ruleName, String ruleUid, String slice, String driver, String pool,
@@ -145,12 +146,8 @@ public final class DeviceTaintEvictionController implements AutoCloseable {
         }
     }
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final Duration ruleStatusPeriod;
     private final SharedIndexInformer<Pod> pods;
-    private final WorkQueue<Work> queue;
     private final EventRecorder events;
 
     // state, guarded by this
@@ -177,11 +174,8 @@ public final class DeviceTaintEvictionController implements AutoCloseable {
 
     private DeviceTaintEvictionController(SharedInformers informers, boolean ownsInformers, FeatureGates gates,
             Duration ruleStatusPeriod) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
+        super(informers, ownsInformers, COMPONENT, 2);
         this.ruleStatusPeriod = ruleStatusPeriod;
-        this.queue = new WorkQueue<>(COMPONENT, 2, this::handleWork);
         this.events = new EventRecorder(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
         informers.informer(ResourceClaim.class).addEventHandler(handler(this::handleClaimChange));
@@ -228,20 +222,10 @@ public final class DeviceTaintEvictionController implements AutoCloseable {
         };
     }
 
-    /** Starts the informers (when it owns them) and the workers; returns when the informers have listed. */
-    public DeviceTaintEvictionController start() {
-        informers.start();
-        queue.start();
-        return this;
-    }
-
     @Override
     public void close() {
-        queue.close();
+        super.close();
         events.close();
-        if (ownsInformers) {
-            informers.close();
-        }
     }
 
     // ---- event handling (under the lock) ----
@@ -585,7 +569,8 @@ public final class DeviceTaintEvictionController implements AutoCloseable {
 
     // ---- work (workers, no lock while calling the API server) ----
 
-    private Duration handleWork(Work work) {
+    @Override
+    Duration sync(Work work) {
         if (work instanceof PodWork pod) {
             return maybeDeletePod(pod.pod());
         }

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * its grace period would end, not by polling. Pods on unreachable nodes are not evicted (the NoExecute taint is
  * there for a taint manager this controller does not have).
  */
-public final class NodeLifecycleController implements AutoCloseable {
+public final class NodeLifecycleController extends InformerController<NodeLifecycleController, String> {
 
     static final String UNREACHABLE = "node.kubernetes.io/unreachable";
     static final String NOT_READY = "node.kubernetes.io/not-ready";
@@ -42,13 +42,9 @@ public final class NodeLifecycleController implements AutoCloseable {
     private static final List<String> KUBELET_CONDITIONS = List.of("Ready", "MemoryPressure", "DiskPressure",
             "PIDPressure");
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final Duration gracePeriod;
     private final Clock clock = Clock.systemUTC();
     private final SharedIndexInformer<Node> nodes;
-    private final WorkQueue<String> queue;
     /** When this controller last heard from each node's kubelet (its own clock, as upstream's probeTimestamp). */
     private final Map<String, Instant> probes = new ConcurrentHashMap<>();
     private final Map<String, String> lastRenewTimes = new ConcurrentHashMap<>();
@@ -65,11 +61,8 @@ public final class NodeLifecycleController implements AutoCloseable {
     }
 
     private NodeLifecycleController(SharedInformers informers, boolean ownsInformers, Timing timing) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
+        super(informers, ownsInformers, "node-lifecycle-controller", 1);
         this.gracePeriod = timing.nodeMonitorGracePeriod();
-        this.queue = new WorkQueue<>("node-lifecycle-controller", 1, this::sync);
         this.nodes = informers.informer(Node.class);
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -108,21 +101,6 @@ public final class NodeLifecycleController implements AutoCloseable {
         });
     }
 
-    /** Starts the informers (when it owns them) and the worker; returns when the informers have listed. */
-    public NodeLifecycleController start() {
-        informers.start();
-        queue.start();
-        return this;
-    }
-
-    @Override
-    public void close() {
-        queue.close();
-        if (ownsInformers) {
-            informers.close();
-        }
-    }
-
     private static String renewTime(Lease lease) {
         return lease.getSpec() == null || lease.getSpec().getRenewTime() == null ? null
                 : lease.getSpec().getRenewTime().toString();
@@ -148,7 +126,8 @@ public final class NodeLifecycleController implements AutoCloseable {
         queue.add(node);
     }
 
-    private Duration sync(String name) {
+    @Override
+    Duration sync(String name) {
         Node node = nodes.getStore().getByKey(name);
         if (node == null) {
             return null;

@@ -26,21 +26,17 @@ import org.slf4j.LoggerFactory;
  * upstream's quarantine guards against a node the informer has not seen yet. The terminated-pod threshold is not
  * ported.
  */
-public final class PodGarbageCollector implements AutoCloseable {
+public final class PodGarbageCollector extends InformerController<PodGarbageCollector, PodGarbageCollector.Pass> {
 
     private static final Logger LOG = LoggerFactory.getLogger(PodGarbageCollector.class);
     private static final String FIELD_MANAGER = "pod-garbage-collector";
 
     /** The periodic pass reschedules itself; a node deletion adds a pass of its own, so one chain of passes runs. */
-    private enum Pass { PERIODIC, NODE_DELETED }
+    enum Pass { PERIODIC, NODE_DELETED }
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final Duration period;
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<Node> nodes;
-    private final WorkQueue<Pass> queue;
 
     /** A collector with informers of its own. */
     public PodGarbageCollector(KubernetesClient client, Timing timing) {
@@ -53,11 +49,8 @@ public final class PodGarbageCollector implements AutoCloseable {
     }
 
     private PodGarbageCollector(SharedInformers informers, boolean ownsInformers, Timing timing) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
+        super(informers, ownsInformers, "pod-garbage-collector", 1);
         this.period = timing.podGcPeriod();
-        this.queue = new WorkQueue<>("pod-garbage-collector", 1, this::gc);
         this.pods = informers.informer(Pod.class);
         this.nodes = informers.informer(Node.class);
         nodes.addEventHandler(new ResourceEventHandler<>() {
@@ -76,25 +69,12 @@ public final class PodGarbageCollector implements AutoCloseable {
                 queue.add(Pass.NODE_DELETED);
             }
         });
-    }
-
-    /** Starts the informers (when it owns them) and the periodic pass; returns when the informers have listed. */
-    public PodGarbageCollector start() {
-        informers.start();
-        queue.start();
+        // the first periodic pass runs once the workers start, after the informers have listed
         queue.add(Pass.PERIODIC);
-        return this;
     }
 
     @Override
-    public void close() {
-        queue.close();
-        if (ownsInformers) {
-            informers.close();
-        }
-    }
-
-    private Duration gc(Pass pass) {
+    Duration sync(Pass pass) {
         Map<String, Boolean> nodeExists = new LinkedHashMap<>();
         for (Pod pod : pods.getStore().list()) {
             if (!PodClaims.scheduled(pod)) {

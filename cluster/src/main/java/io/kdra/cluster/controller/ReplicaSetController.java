@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * As upstream, expectations keep a sync from acting again on pods it created or deleted that the informer has not
  * shown yet. Orphaned pods that match a selector are not adopted.
  */
-public final class ReplicaSetController implements AutoCloseable {
+public final class ReplicaSetController extends InformerController<ReplicaSetController, ReplicaSetController.Key> {
 
     static final String COMPONENT = "replicaset-controller";
 
@@ -44,7 +44,7 @@ public final class ReplicaSetController implements AutoCloseable {
     /** How long unseen creations or deletions hold a ReplicaSet back before the controller looks again anyway. */
     private static final Duration EXPECTATIONS_TIMEOUT = Duration.ofMinutes(5);
 
-    private record Key(String namespace, String name) {}
+    record Key(String namespace, String name) {}
 
     /** Pod creations and deletions a sync made that the informer has not shown yet. */
     private static final class Expectations {
@@ -57,12 +57,8 @@ public final class ReplicaSetController implements AutoCloseable {
         }
     }
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final SharedIndexInformer<ReplicaSet> replicaSets;
     private final SharedIndexInformer<Pod> pods;
-    private final WorkQueue<Key> queue;
     private final EventRecorder events;
     private final Map<Key, Expectations> expectations = new ConcurrentHashMap<>();
 
@@ -77,10 +73,7 @@ public final class ReplicaSetController implements AutoCloseable {
     }
 
     private ReplicaSetController(SharedInformers informers, boolean ownsInformers, int workers) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
-        this.queue = new WorkQueue<>(COMPONENT, workers, this::sync);
+        super(informers, ownsInformers, COMPONENT, workers);
         this.events = new EventRecorder(client, COMPONENT);
         this.replicaSets = informers.informer(ReplicaSet.class);
         this.pods = informers.informer(Pod.class);
@@ -138,20 +131,10 @@ public final class ReplicaSetController implements AutoCloseable {
         });
     }
 
-    /** Starts the informers (when it owns them) and the workers; returns when the informers have listed. */
-    public ReplicaSetController start() {
-        informers.start();
-        queue.start();
-        return this;
-    }
-
     @Override
     public void close() {
-        queue.close();
+        super.close();
         events.close();
-        if (ownsInformers) {
-            informers.close();
-        }
     }
 
     private static Key key(ReplicaSet rs) {
@@ -182,7 +165,8 @@ public final class ReplicaSetController implements AutoCloseable {
         }
     }
 
-    private Duration sync(Key key) {
+    @Override
+    Duration sync(Key key) {
         ReplicaSet rs = replicaSets.getStore().getByKey(key.namespace() + "/" + key.name());
         if (rs == null) {
             expectations.remove(key);

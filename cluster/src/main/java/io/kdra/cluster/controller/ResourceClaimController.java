@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * deallocates a claim nobody uses any more (clears {@code status.allocation}, then removes the
  * {@code resource.kubernetes.io/delete-protection} finalizer); deletes the generated claims of done pods.
  */
-public final class ResourceClaimController implements AutoCloseable {
+public final class ResourceClaimController
+        extends InformerController<ResourceClaimController, ResourceClaimController.Key> {
 
     /** The field manager of the pod status writes, as upstream. */
     static final String FIELD_MANAGER = "ResourceClaimController";
@@ -51,20 +52,16 @@ public final class ResourceClaimController implements AutoCloseable {
     private static final int MAX_GENERATE_NAME_BASE = 57;
     private static final int DELETED_PODS_REMEMBERED = 500;
 
-    private sealed interface Key permits PodKey, ClaimKey {}
+    sealed interface Key permits PodKey, ClaimKey {}
 
-    private record PodKey(String namespace, String name) implements Key {}
+    record PodKey(String namespace, String name) implements Key {}
 
-    private record ClaimKey(String namespace, String name) implements Key {}
+    record ClaimKey(String namespace, String name) implements Key {}
 
-    private final KubernetesClient client;
-    private final SharedInformers informers;
-    private final boolean ownsInformers;
     private final boolean adminAccessEnabled;
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<ResourceClaim> claims;
     private final SharedIndexInformer<ResourceClaimTemplate> templates;
-    private final WorkQueue<Key> queue;
     private final EventRecorder events;
     /** Pods known to be deleted: a reservation for one of them can go without asking the API server. */
     private final Set<String> deletedPods = java.util.Collections.newSetFromMap(java.util.Collections.synchronizedMap(
@@ -92,11 +89,8 @@ public final class ResourceClaimController implements AutoCloseable {
 
     private ResourceClaimController(SharedInformers informers, boolean ownsInformers, FeatureGates gates,
             int workers) {
-        this.client = informers.client();
-        this.informers = informers;
-        this.ownsInformers = ownsInformers;
+        super(informers, ownsInformers, "resourceclaim-controller", workers);
         this.adminAccessEnabled = gates.enabled(FeatureGates.DRA_ADMIN_ACCESS);
-        this.queue = new WorkQueue<>("resourceclaim-controller", workers, this::sync);
         this.events = new EventRecorder(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
         this.claims = informers.informer(ResourceClaim.class);
@@ -141,20 +135,10 @@ public final class ResourceClaimController implements AutoCloseable {
         });
     }
 
-    /** Starts the informers (when it owns them) and the workers; returns when the informers have listed. */
-    public ResourceClaimController start() {
-        informers.start();
-        queue.start();
-        return this;
-    }
-
     @Override
     public void close() {
-        queue.close();
+        super.close();
         events.close();
-        if (ownsInformers) {
-            informers.close();
-        }
     }
 
     private static List<String> claimKeysOf(Pod pod) {
@@ -237,7 +221,8 @@ public final class ResourceClaimController implements AutoCloseable {
         }
     }
 
-    private Duration sync(Key key) {
+    @Override
+    Duration sync(Key key) {
         if (key instanceof PodKey pod) {
             syncPod(pod.namespace(), pod.name());
         } else if (key instanceof ClaimKey claim) {

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
@@ -24,6 +23,8 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.FeatureGates;
+import io.kdra.kube.taint.DeviceTaints;
+import io.kdra.kube.taint.DeviceTolerations;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -436,7 +437,8 @@ public final class DeviceTaintEvictionController
                 boolean toleratedForever = false;
                 for (DeviceToleration toleration : result.getTolerations() == null ? List.<DeviceToleration>of()
                         : result.getTolerations()) {
-                    if (NO_EXECUTE.equals(toleration.getEffect()) && tolerates(toleration, source.taint())) {
+                    if (NO_EXECUTE.equals(toleration.getEffect())
+                            && DeviceTolerations.tolerates(toleration, source.taint())) {
                         if (toleration.getTolerationSeconds() == null) {
                             toleratedForever = true;
                             break;
@@ -489,7 +491,7 @@ public final class DeviceTaintEvictionController
         for (DeviceTaintRule rule : candidates) {
             DeviceTaint taint = rule.getSpec().getTaint();
             boolean evicting = NO_EXECUTE.equals(taint.getEffect()) || rule == simulated;
-            if (evicting && matches(rule, result.getDriver(), result.getPool(), result.getDevice())) {
+            if (evicting && DeviceTaints.selects(rule, result.getDriver(), result.getPool(), result.getDevice())) {
                 DeviceTaint asNoExecute = rule == simulated ? new io.fabric8.kubernetes.api.model.resource.v1
                         .DeviceTaintBuilder(taint).withEffect(NO_EXECUTE).build() : taint;
                 taints.add(new TaintSource(rule.getMetadata().getName(), rule.getMetadata().getUid(), null, null,
@@ -497,37 +499,6 @@ public final class DeviceTaintEvictionController
             }
         }
         return taints;
-    }
-
-    private static boolean matches(DeviceTaintRule rule, String driver, String pool, String device) {
-        DeviceTaintSelector selector = rule.getSpec().getDeviceSelector();
-        if (selector == null) {
-            return false;
-        }
-        return (selector.getDriver() == null || selector.getDriver().equals(driver))
-                && (selector.getPool() == null || selector.getPool().equals(pool))
-                && (selector.getDevice() == null || selector.getDevice().equals(device));
-    }
-
-    /** {@code resourceclaim.ToleratesTaint}. */
-    static boolean tolerates(DeviceToleration toleration, DeviceTaint taint) {
-        if (toleration.getEffect() != null && !toleration.getEffect().isEmpty()
-                && !toleration.getEffect().equals(taint.getEffect())) {
-            return false;
-        }
-        if (toleration.getKey() != null && !toleration.getKey().isEmpty()
-                && !toleration.getKey().equals(taint.getKey())) {
-            return false;
-        }
-        String operator = toleration.getOperator();
-        if (operator == null || operator.isEmpty() || "Equal".equals(operator)) {
-            return Objects.equals(emptyIfNull(toleration.getValue()), emptyIfNull(taint.getValue()));
-        }
-        return "Exists".equals(operator);
-    }
-
-    private static String emptyIfNull(String value) {
-        return value == null ? "" : value;
     }
 
     /** A taint without a time (the API server sets one on create) counts as added long ago. */
@@ -774,7 +745,7 @@ public final class DeviceTaintEvictionController
                     continue;
                 }
                 for (Device device : slice.getSpec().getDevices()) {
-                    if (matches(rule, entry.getKey().driver(), entry.getKey().pool(), device.getName())) {
+                    if (DeviceTaints.selects(rule, entry.getKey().driver(), entry.getKey().pool(), device.getName())) {
                         published++;
                     }
                 }
@@ -783,7 +754,7 @@ public final class DeviceTaintEvictionController
         long allocated = 0;
         for (AllocatedClaim claim : allocatedClaims.values()) {
             for (DeviceRequestAllocationResult result : results(claim.claim())) {
-                if (matches(rule, result.getDriver(), result.getPool(), result.getDevice())) {
+                if (DeviceTaints.selects(rule, result.getDriver(), result.getPool(), result.getDevice())) {
                     allocated++;
                 }
             }

@@ -239,19 +239,4 @@ class DeviceTaintEvictionControllerTest {
                 + "updated again. Recreate the DeviceTaintRule to trigger an update.");
         assertThat(pod("p").getMetadata().getDeletionTimestamp()).isNull();
     }
-
-    @Test
-    void tolerationsMatchAsUpstreamMatchesThem() {
-        DeviceTaint taint = taint("NoExecute");
-        assertThat(DeviceTaintEvictionController.tolerates(new DeviceTolerationBuilder().withOperator("Exists")
-                .build(), taint)).isTrue();
-        assertThat(DeviceTaintEvictionController.tolerates(new DeviceTolerationBuilder().withKey("example.com/taint")
-                .withValue("tainted").build(), taint)).isTrue();
-        assertThat(DeviceTaintEvictionController.tolerates(new DeviceTolerationBuilder().withKey("example.com/taint")
-                .withValue("other").build(), taint)).isFalse();
-        assertThat(DeviceTaintEvictionController.tolerates(new DeviceTolerationBuilder().withKey("other")
-                .withOperator("Exists").build(), taint)).isFalse();
-        assertThat(DeviceTaintEvictionController.tolerates(new DeviceTolerationBuilder().withOperator("Exists")
-                .withEffect("NoSchedule").build(), taint)).isFalse();
-    }
 }

@@ -23,7 +23,7 @@ public final class DeviceTaints {
         List<DeviceTaint> taints = List.of();
         for (DeviceTaintRule rule : rules) {
             if (rule.getSpec() == null || rule.getSpec().getTaint() == null
-                    || !selects(rule.getSpec().getDeviceSelector(), driver, pool, device)) {
+                    || !selects(rule.getSpec().getDeviceSelector(), driver, pool, device.getName())) {
                 continue;
             }
             if (taints.isEmpty()) {
@@ -42,11 +42,21 @@ public final class DeviceTaints {
         return List.copyOf(taints);
     }
 
-    private static boolean selects(DeviceTaintSelector selector, String driver, String pool, Device device) {
+    /**
+     * Whether the rule selects the device: as for {@link #ruleTaints}, without a selector none, with an empty one every
+     * device.
+     *
+     * @param deviceName the device's name in its ResourceSlice (or in an allocation result)
+     */
+    public static boolean selects(DeviceTaintRule rule, String driver, String pool, String deviceName) {
+        return rule.getSpec() != null && selects(rule.getSpec().getDeviceSelector(), driver, pool, deviceName);
+    }
+
+    private static boolean selects(DeviceTaintSelector selector, String driver, String pool, String deviceName) {
         return selector != null
                 && matchesIfSet(selector.getDriver(), driver)
                 && matchesIfSet(selector.getPool(), pool)
-                && matchesIfSet(selector.getDevice(), device.getName());
+                && matchesIfSet(selector.getDevice(), deviceName);
     }
 
     private static boolean matchesIfSet(String wanted, String actual) {

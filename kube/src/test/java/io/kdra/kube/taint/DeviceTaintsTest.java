@@ -42,6 +42,33 @@ class DeviceTaintsTest {
         assertThat(DeviceTolerations.preventAllocation(List.of(taint("soft", "None")), List.of())).isFalse();
     }
 
+    @Test
+    void aRuleSelectsByTheFieldsItSets() {
+        assertThat(DeviceTaints.selects(rule("all", null, null, null), "dra.example.com", "pool-a", "gpu-0")).isTrue();
+        assertThat(DeviceTaints.selects(rule("this-device", "dra.example.com", "pool-a", "gpu-0"), "dra.example.com",
+                "pool-a", "gpu-0")).isTrue();
+        assertThat(DeviceTaints.selects(rule("other-device", "dra.example.com", "pool-a", "gpu-1"), "dra.example.com",
+                "pool-a", "gpu-0")).isFalse();
+        assertThat(DeviceTaints.selects(rule("other-pool", null, "pool-b", null), "dra.example.com", "pool-a",
+                "gpu-0")).isFalse();
+    }
+
+    @Test
+    void tolerationsMatchAsUpstreamMatchesThem() {
+        DeviceTaint taint = new DeviceTaintBuilder().withKey("example.com/taint").withValue("tainted")
+                .withEffect("NoExecute").build();
+        assertThat(DeviceTolerations.tolerates(new DeviceTolerationBuilder().withOperator("Exists").build(), taint))
+                .isTrue();
+        assertThat(DeviceTolerations.tolerates(new DeviceTolerationBuilder().withKey("example.com/taint")
+                .withValue("tainted").build(), taint)).isTrue();
+        assertThat(DeviceTolerations.tolerates(new DeviceTolerationBuilder().withKey("example.com/taint")
+                .withValue("other").build(), taint)).isFalse();
+        assertThat(DeviceTolerations.tolerates(new DeviceTolerationBuilder().withKey("other").withOperator("Exists")
+                .build(), taint)).isFalse();
+        assertThat(DeviceTolerations.tolerates(new DeviceTolerationBuilder().withOperator("Exists")
+                .withEffect("NoSchedule").build(), taint)).isFalse();
+    }
+
     private static DeviceTaint taint(String key, String effect) {
         return new DeviceTaintBuilder().withKey(key).withEffect(effect).build();
     }

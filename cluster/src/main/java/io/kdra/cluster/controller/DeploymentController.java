@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.EventRecorder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public final class DeploymentController extends InformerController<DeploymentCon
 
     private DeploymentController(SharedInformers informers, boolean ownsInformers, int workers) {
         super(informers, ownsInformers, COMPONENT, workers);
-        this.events = new EventRecorder(client, COMPONENT);
+        this.events = EventRecorder.ownThread(client, COMPONENT);
         this.deployments = informers.informer(Deployment.class);
         this.replicaSets = informers.informer(ReplicaSet.class);
         replicaSets.addIndexers(Map.of(OWNER_INDEX, rs -> {
@@ -311,7 +312,7 @@ public final class DeploymentController extends InformerController<DeploymentCon
                 .build();
         ReplicaSet created = client.apps().replicaSets().inNamespace(deployment.getMetadata().getNamespace())
                 .resource(rs).create();
-        events.event(reference(deployment), EventRecorder.NORMAL, "ScalingReplicaSet",
+        events.record(reference(deployment), EventRecorder.NORMAL, "ScalingReplicaSet",
                 "Scaled up replica set " + created.getMetadata().getName() + " from 0 to " + replicas);
         return created;
     }
@@ -326,7 +327,7 @@ public final class DeploymentController extends InformerController<DeploymentCon
                                 String.valueOf(replicas(deployment) + fenceposts(deployment)[0]))
                         .endMetadata().editSpec().withReplicas(replicas).endSpec().build()).update();
         if (from != replicas) {
-            events.event(reference(deployment), EventRecorder.NORMAL, "ScalingReplicaSet",
+            events.record(reference(deployment), EventRecorder.NORMAL, "ScalingReplicaSet",
                     "Scaled " + (replicas > from ? "up" : "down") + " replica set " + rs.getMetadata().getName()
                             + " from " + from + " to " + replicas);
         }

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.EventRecorder;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.taint.DeviceTaints;
 import io.kdra.kube.taint.DeviceTolerations;
@@ -177,7 +178,7 @@ public final class DeviceTaintEvictionController
             Duration ruleStatusPeriod) {
         super(informers, ownsInformers, COMPONENT, 2);
         this.ruleStatusPeriod = ruleStatusPeriod;
-        this.events = new EventRecorder(client, COMPONENT);
+        this.events = EventRecorder.ownThread(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
         informers.informer(ResourceClaim.class).addEventHandler(handler(this::handleClaimChange));
         pods.addEventHandler(handler(this::handlePodChange));
@@ -385,7 +386,7 @@ public final class DeviceTaintEvictionController
     private void cancelEviction(PodRef ref, boolean withEvent) {
         if (deletePodAt.remove(ref) != null && withEvent) {
             LOG.debug("canceled eviction of pod {}/{}", ref.namespace(), ref.name());
-            events.event(reference(ref), EventRecorder.NORMAL, "DeviceTaintManagerEviction", "Cancelling deletion");
+            events.record(reference(ref), EventRecorder.NORMAL, "DeviceTaintManagerEviction", "Cancelling deletion");
         }
     }
 
@@ -584,7 +585,7 @@ public final class DeviceTaintEvictionController
         if (pod == null || !ref.uid().equals(pod.getMetadata().getUid()) || PodClaims.deleted(pod)) {
             return false;
         }
-        events.event(reference(ref), EventRecorder.NORMAL, "DeviceTaintManagerEviction", "Marking for deletion");
+        events.record(reference(ref), EventRecorder.NORMAL, "DeviceTaintManagerEviction", "Marking for deletion");
         List<PodCondition> conditions = PodClaims.withCondition(pod.getStatus().getConditions(), "DisruptionTarget",
                 "True", "DeletionByDeviceTaintManager", "Device Taint manager: deleting due to NoExecute taint");
         String resourceVersion = pod.getMetadata().getResourceVersion();

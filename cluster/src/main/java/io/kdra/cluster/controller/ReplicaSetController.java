@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.EventRecorder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
 
     private ReplicaSetController(SharedInformers informers, boolean ownsInformers, int workers) {
         super(informers, ownsInformers, COMPONENT, workers);
-        this.events = new EventRecorder(client, COMPONENT);
+        this.events = EventRecorder.ownThread(client, COMPONENT);
         this.replicaSets = informers.informer(ReplicaSet.class);
         this.pods = informers.informer(Pod.class);
         pods.addIndexers(Map.of(OWNER_INDEX, pod -> {
@@ -202,7 +203,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
                     synchronized (pending) {
                         pending.adds -= count - i;
                     }
-                    events.event(reference(rs), EventRecorder.WARNING, "FailedCreate",
+                    events.record(reference(rs), EventRecorder.WARNING, "FailedCreate",
                             "Error creating: " + e.getMessage());
                     throw e;
                 }

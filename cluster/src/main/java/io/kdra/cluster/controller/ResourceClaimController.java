@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.EventRecorder;
 import io.kdra.kube.FeatureGates;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,7 +92,7 @@ public final class ResourceClaimController
             int workers) {
         super(informers, ownsInformers, "resourceclaim-controller", workers);
         this.adminAccessEnabled = gates.enabled(FeatureGates.DRA_ADMIN_ACCESS);
-        this.events = new EventRecorder(client, COMPONENT);
+        this.events = EventRecorder.ownThread(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
         this.claims = informers.informer(ResourceClaim.class);
         this.templates = informers.informer(ResourceClaimTemplate.class);
@@ -245,7 +246,7 @@ public final class ResourceClaimController
             try {
                 handleClaim(pod, podClaim, newPodClaims);
             } catch (RuntimeException e) {
-                events.event(PodClaims.reference(pod), EventRecorder.WARNING, "FailedResourceClaimCreation",
+                events.record(PodClaims.reference(pod), EventRecorder.WARNING, "FailedResourceClaimCreation",
                         "PodResourceClaim " + podClaim.getName() + ": " + message(e));
                 throw new IllegalStateException("pod " + namespace + "/" + name + ", PodResourceClaim "
                         + podClaim.getName() + ": " + message(e), e);

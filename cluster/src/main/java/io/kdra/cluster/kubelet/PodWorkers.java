@@ -1,6 +1,7 @@
 package io.kdra.cluster.kubelet;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.runtime.ContainerConfig;
 import io.kdra.cluster.runtime.ContainerRuntime;
@@ -65,7 +67,7 @@ final class PodWorkers {
         this.host = host;
         this.runtime = runtime;
         this.dra = dra;
-        this.events = new EventRecorder(client, config.nodeName(), host.executor());
+        this.events = EventRecorder.on(client, "kubelet", config.nodeName(), host.executor());
         this.environment = new ContainerEnvironment(client, config.nodeName());
     }
 
@@ -275,7 +277,7 @@ final class PodWorkers {
             } catch (DraManager.DraException e) {
                 LOG.info("node {}: preparing dynamic resources of pod {} failed: {}", config.nodeName(), state.key(),
                         e.getMessage());
-                events.warning(pod, null, "FailedPrepareDynamicResources",
+                event(pod, null, EventRecorder.WARNING, "FailedPrepareDynamicResources",
                         "Failed to prepare dynamic resources: prepare dynamic resources: " + e.getMessage());
                 state.prepareBackoff = nextBackoff(state.prepareBackoff, config.timing().podRetryInitialBackoff(),
                         config.timing().podRetryMaxBackoff());
@@ -358,9 +360,10 @@ final class PodWorkers {
                     + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")";
             // A container that could not even be created keeps showing why while it waits.
             if (record.waitingReason == null) {
-                events.warning(state.pod, container.getName(), "BackOff", "Back-off restarting failed container "
-                        + container.getName() + " in pod " + state.pod.getMetadata().getName() + "_"
-                        + state.pod.getMetadata().getNamespace() + "(" + state.uid + ")");
+                event(state.pod, container.getName(), EventRecorder.WARNING, "BackOff",
+                        "Back-off restarting failed container " + container.getName() + " in pod "
+                        + state.pod.getMetadata().getName() + "_" + state.pod.getMetadata().getNamespace() + "("
+                        + state.uid + ")");
             }
             if (record.waitingReason == null || record.waitingReason.equals("CrashLoopBackOff")) {
                 record.waitingReason = "CrashLoopBackOff";
@@ -399,16 +402,34 @@ final class PodWorkers {
         record.current = started;
         record.waitingReason = null;
         record.waitingMessage = null;
-        events.normal(pod, container.getName(), "Created", "Created container: " + container.getName());
-        events.normal(pod, container.getName(), "Started", "Started container " + container.getName());
+        event(pod, container.getName(), EventRecorder.NORMAL, "Created",
+                "Created container: " + container.getName());
+        event(pod, container.getName(), EventRecorder.NORMAL, "Started", "Started container " + container.getName());
         started.exit().whenComplete((code, error) -> enqueue(state));
+    }
+
+    /**
+     * Records an event about the pod, or one of its containers (named by {@code involvedObject.fieldPath}, as the
+     * kubelet does).
+     *
+     * @param container the container's name, or null for the pod
+     */
+    private void event(Pod pod, String container, String type, String reason, String message) {
+        String fieldPath = null;
+        if (container != null) {
+            boolean init = pod.getSpec().getInitContainers().stream().anyMatch(c -> c.getName().equals(container));
+            fieldPath = (init ? "spec.initContainers{" : "spec.containers{") + container + "}";
+        }
+        events.record(new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod")
+                .withNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                .withUid(pod.getMetadata().getUid()).withFieldPath(fieldPath).build(), type, reason, message);
     }
 
     private void failStart(PodState state, Container container, ContainerRecord record, String reason,
             String message) {
         record.waitingReason = reason;
         record.waitingMessage = message;
-        events.warning(state.pod, container.getName(), "Failed", "Error: " + message);
+        event(state.pod, container.getName(), EventRecorder.WARNING, "Failed", "Error: " + message);
         record.startBackoff = nextBackoff(record.startBackoff, config.timing().podRetryInitialBackoff(),
                 config.timing().podRetryMaxBackoff());
         retryLater(state, record.startBackoff);
@@ -498,7 +519,8 @@ final class PodWorkers {
             Duration grace = gracePeriod(pod);
             for (ContainerRecord record : state.containers.values()) {
                 if (record.current != null) {
-                    events.normal(pod, record.name, "Killing", "Stopping container " + record.name);
+                    event(pod, record.name, EventRecorder.NORMAL, "Killing",
+                            "Stopping container " + record.name);
                     record.current.stop(grace);
                 }
             }

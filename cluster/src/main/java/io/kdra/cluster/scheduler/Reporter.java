@@ -1,7 +1,5 @@
 package io.kdra.cluster.scheduler;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -9,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kdra.cluster.EventRecorder;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -19,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,20 +34,19 @@ final class Reporter implements AutoCloseable {
     static final String SCHEDULER_ERROR = "SchedulerError";
 
     private final KubernetesClient client;
-    private final String component;
     private final ExecutorService writer;
-    private final AtomicLong lastEventNanos = new AtomicLong();
+    private final EventRecorder events;
     /** The last FailedScheduling message per pod UID, so that an unchanged failure is reported once. */
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
 
     Reporter(KubernetesClient client, String component) {
         this.client = client;
-        this.component = component;
         this.writer = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, component + "-reporter");
             thread.setDaemon(true);
             return thread;
         });
+        this.events = EventRecorder.on(client, component, null, writer);
     }
 
     /** PodScheduled=False with the reason ({@link #UNSCHEDULABLE} or {@link #SCHEDULER_ERROR}) and a Warning event. */
@@ -117,29 +114,10 @@ final class Reporter implements AutoCloseable {
     }
 
     private void writeEvent(Pod pod, String type, String reason, String action, String message) {
-        String now = now();
-        Event event = new EventBuilder()
-                .withNewMetadata()
-                .withName(pod.getMetadata().getName() + "." + Long.toHexString(uniqueNanos()))
-                .withNamespace(pod.getMetadata().getNamespace())
-                .endMetadata()
-                .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod")
-                        .withNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                        .withUid(pod.getMetadata().getUid())
-                        .withResourceVersion(pod.getMetadata().getResourceVersion()).build())
-                .withType(type).withReason(reason).withAction(action).withMessage(message)
-                .withNewSource().withComponent(component).endSource()
-                .withReportingComponent(component).withReportingInstance(component)
-                .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
-                .build();
-        client.v1().events().inNamespace(pod.getMetadata().getNamespace()).resource(event).create();
-    }
-
-    /** client-go names events {@code <object>.<unix nanos in hex>}; one clock tick apart at least. */
-    private long uniqueNanos() {
-        Instant now = Instant.now();
-        long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        return lastEventNanos.updateAndGet(last -> Math.max(last + 1, nanos));
+        events.writeNow(new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod")
+                .withNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                .withUid(pod.getMetadata().getUid()).withResourceVersion(pod.getMetadata().getResourceVersion())
+                .build(), type, reason, action, message);
     }
 
     private static String now() {

@@ -5,9 +5,6 @@ import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.kdra.kubelet.api.drahealth.v1.DeviceHealth;
@@ -104,12 +101,7 @@ final class DraPluginManager {
                             "endpoint " + endpoint + " already registered for DRA driver plugin " + driverName);
                 }
             }
-            ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(endpoint))
-                    .channelType(EpollDomainSocketChannel.class)
-                    .eventLoopGroup(host.eventLoops())
-                    .executor(host.executor())
-                    .usePlaintext()
-                    .build();
+            ManagedChannel channel = host.dial(endpoint);
             DraPlugin plugin = new DraPlugin(driverName, endpoint, service, channel,
                     config.timing().pluginCallTimeout());
             store.computeIfAbsent(driverName, name -> new ArrayList<>()).add(plugin);

@@ -1,8 +1,12 @@
 package io.kdra.cluster.kubelet;
 
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -72,8 +76,14 @@ public final class KubeletHost implements AutoCloseable {
         return executor;
     }
 
-    EventLoopGroup eventLoops() {
-        return eventLoops;
+    /** A gRPC channel (plaintext, as the kubelet's) to a Unix socket, on the shared event loop and pool. */
+    ManagedChannel dial(String socketPath) {
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socketPath))
+                .channelType(EpollDomainSocketChannel.class)
+                .eventLoopGroup(eventLoops)
+                .executor(executor)
+                .usePlaintext()
+                .build();
     }
 
     /**

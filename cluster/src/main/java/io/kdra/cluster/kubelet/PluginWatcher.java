@@ -4,9 +4,6 @@ import io.grpc.CallOptions;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.ClientCalls;
 import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.PluginInfo;
@@ -238,12 +235,7 @@ final class PluginWatcher {
     }
 
     private Registered attempt(Path socket, long socketGeneration) throws RegistrationException {
-        ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .eventLoopGroup(host.eventLoops())
-                .executor(host.executor())
-                .usePlaintext()
-                .build();
+        ManagedChannel channel = host.dial(socket.toString());
         try {
             awaitReady(channel, socket);
             Duration callTimeout = config.timing().registrationCallTimeout();

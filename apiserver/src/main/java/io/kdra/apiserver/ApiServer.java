@@ -13,6 +13,7 @@ import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.resource.ResourceKinds;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.kube.ExpressionChecker;
+import io.kdra.kube.stream.ExecProtocols;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -62,7 +63,7 @@ public final class ApiServer implements AutoCloseable {
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
                 .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024)
-                .setWebSocketSubProtocols(NodeProxy.EXEC_PROTOCOLS);
+                .setWebSocketSubProtocols(ExecProtocols.SERVED);
         if (certificate != null) {
             options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
         }

@@ -4,6 +4,7 @@ import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.registry.Registry;
+import io.kdra.kube.stream.ExecProtocols;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -20,7 +21,6 @@ import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +36,6 @@ import tools.jackson.databind.node.ObjectNode;
 public final class NodeProxy {
 
     /** The exec subprotocols served, preferred first: those kubectl 1.32 (v5) and fabric8 (v4) ask for. */
-    public static final List<String> EXEC_PROTOCOLS = List.of("v5.channel.k8s.io", "v4.channel.k8s.io");
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeProxy.class);
     private static final int CONNECT_TIMEOUT_MILLIS = 30_000;
@@ -155,21 +154,12 @@ public final class NodeProxy {
      * @throws ApiException 400 for a request that is no WebSocket upgrade (SPDY is not served) or offers none
      */
     private static String protocol(HttpServerRequest request) {
-        String upgrade = request.getHeader("Upgrade");
-        if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
-            throw ApiException.badRequest(upgrade == null ? "Upgrade request required"
-                    : String.format("unable to upgrade connection: %s is not supported, use WebSocket with one of "
-                            + "the subprotocols %s", upgrade, EXEC_PROTOCOLS));
+        try {
+            return ExecProtocols.negotiate(request.getHeader("Upgrade"),
+                    request.headers().getAll("Sec-WebSocket-Protocol"));
+        } catch (ExecProtocols.UnsupportedUpgradeException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
-        List<String> offered = new ArrayList<>();
-        for (String header : request.headers().getAll("Sec-WebSocket-Protocol")) {
-            for (String protocol : header.split(",")) {
-                offered.add(protocol.trim());
-            }
-        }
-        return offered.stream().filter(EXEC_PROTOCOLS::contains).findFirst().orElseThrow(() ->
-                ApiException.badRequest(String.format("requested protocol(s) are not supported: %s; supports %s",
-                        offered, EXEC_PROTOCOLS)));
     }
 
     private KubeletEndpoint kubelet(String nodeName) {

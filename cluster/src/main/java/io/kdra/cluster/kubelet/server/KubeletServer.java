@@ -5,6 +5,7 @@ import io.kdra.apiserver.nodeproxy.PodLogOptions;
 import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerNotFoundException;
 import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerUnavailableException;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import io.kdra.kube.stream.ExecProtocols;
 import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -39,7 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class KubeletServer implements AutoCloseable {
 
     /** The exec subprotocols served, preferred first. */
-    public static final List<String> EXEC_PROTOCOLS = List.of("v5.channel.k8s.io", "v4.channel.k8s.io");
 
     private static final Logger LOG = LoggerFactory.getLogger(KubeletServer.class);
     private static final String LOOPBACK = "127.0.0.1";
@@ -63,7 +63,7 @@ public final class KubeletServer implements AutoCloseable {
         this.streams = streams;
         this.metrics = metrics;
         this.server = vertx.createHttpServer(new HttpServerOptions().setHost(LOOPBACK).setPort(0)
-                        .setWebSocketSubProtocols(EXEC_PROTOCOLS))
+                        .setWebSocketSubProtocols(ExecProtocols.SERVED))
                 .requestHandler(this::handle);
     }
 
@@ -244,20 +244,12 @@ public final class KubeletServer implements AutoCloseable {
      * @throws RequestError 400 for a request that is no WebSocket upgrade (SPDY is not served) or offers none
      */
     private static String protocol(HttpServerRequest request) {
-        String upgrade = request.getHeader("Upgrade");
-        if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
-            throw new RequestError(400, upgrade == null ? "Upgrade request required"
-                    : String.format("unable to upgrade connection: %s is not supported, use WebSocket with one of "
-                            + "the subprotocols %s", upgrade, EXEC_PROTOCOLS));
+        try {
+            return ExecProtocols.negotiate(request.getHeader("Upgrade"),
+                    request.headers().getAll("Sec-WebSocket-Protocol"));
+        } catch (ExecProtocols.UnsupportedUpgradeException e) {
+            throw new RequestError(400, e.getMessage());
         }
-        List<String> offered = new ArrayList<>();
-        for (String header : request.headers().getAll("Sec-WebSocket-Protocol")) {
-            for (String protocol : header.split(",")) {
-                offered.add(protocol.trim());
-            }
-        }
-        return offered.stream().filter(EXEC_PROTOCOLS::contains).findFirst().orElseThrow(() -> new RequestError(400,
-                String.format("requested protocol(s) are not supported: %s; supports %s", offered, EXEC_PROTOCOLS)));
     }
 
     private static void text(HttpServerResponse response, int code, String message) {

@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.cluster.Timing;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.taint.DeviceTaints;
 import io.kdra.kube.taint.DeviceTolerations;
@@ -62,8 +63,6 @@ public final class DeviceTaintEvictionController
     /** The event source and field manager, as upstream. */
     static final String COMPONENT = "device-taint-eviction";
     static final String CONDITION_EVICTION_IN_PROGRESS = "EvictionInProgress";
-    /** The shortest time between two status updates of a rule while eviction is in progress (upstream 10 s). */
-    static final Duration RULE_STATUS_PERIOD = Duration.ofSeconds(10);
 
     private static final Logger LOG = LoggerFactory.getLogger(DeviceTaintEvictionController.class);
     private static final String NO_EXECUTE = "NoExecute";
@@ -159,25 +158,24 @@ public final class DeviceTaintEvictionController
     private final Map<PodRef, Eviction> deletePodAt = new HashMap<>();
     private final Map<String, Long> evictedByRule = new HashMap<>();
 
-    /** A controller with informers of its own. */
-    public DeviceTaintEvictionController(KubernetesClient client, FeatureGates gates) {
-        this(new SharedInformers(client), true, gates, RULE_STATUS_PERIOD);
+    /**
+     * A controller with informers of its own.
+     *
+     * @param timing {@link Timing#deviceTaintRuleStatusPeriod()} spaces a rule's status updates
+     */
+    public DeviceTaintEvictionController(KubernetesClient client, FeatureGates gates, Timing timing) {
+        this(new SharedInformers(client), true, gates, timing);
     }
 
     /** A controller on shared informers, started and closed by their owner. */
-    public DeviceTaintEvictionController(SharedInformers informers, FeatureGates gates) {
-        this(informers, false, gates, RULE_STATUS_PERIOD);
-    }
-
-    /** For tests that watch rule statuses change: a shorter period between status updates. */
-    DeviceTaintEvictionController(KubernetesClient client, FeatureGates gates, Duration ruleStatusPeriod) {
-        this(new SharedInformers(client), true, gates, ruleStatusPeriod);
+    public DeviceTaintEvictionController(SharedInformers informers, FeatureGates gates, Timing timing) {
+        this(informers, false, gates, timing);
     }
 
     private DeviceTaintEvictionController(SharedInformers informers, boolean ownsInformers, FeatureGates gates,
-            Duration ruleStatusPeriod) {
+            Timing timing) {
         super(informers, ownsInformers, COMPONENT, 2);
-        this.ruleStatusPeriod = ruleStatusPeriod;
+        this.ruleStatusPeriod = timing.deviceTaintRuleStatusPeriod();
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
         informers.informer(ResourceClaim.class).addEventHandler(handler(this::handleClaimChange));

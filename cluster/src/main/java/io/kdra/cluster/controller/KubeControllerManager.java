@@ -39,7 +39,8 @@ public final class KubeControllerManager implements AutoCloseable {
         ResourceClaimController claims = new ResourceClaimController(informers, builder.gates, 4);
         add(claims, claims::start);
         if (builder.gates.enabled(FeatureGates.DRA_DEVICE_TAINTS)) {
-            DeviceTaintEvictionController eviction = new DeviceTaintEvictionController(informers, builder.gates);
+            DeviceTaintEvictionController eviction = new DeviceTaintEvictionController(informers, builder.gates,
+                    builder.timing);
             add(eviction, eviction::start);
         }
         ReplicaSetController replicaSets = new ReplicaSetController(informers, 2);

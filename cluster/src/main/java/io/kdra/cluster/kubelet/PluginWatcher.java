@@ -48,9 +48,6 @@ final class PluginWatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(PluginWatcher.class);
     static final String DRA_PLUGIN_TYPE = "DRAPlugin";
-    private static final Duration DIAL_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration INITIAL_RETRY = Duration.ofMillis(500);
-    private static final Duration MAX_RETRY = Duration.ofSeconds(122);
 
     private final KubeletConfig config;
     private final KubeletHost host;
@@ -221,8 +218,10 @@ final class PluginWatcher {
                 }
             } else if (running) {
                 Backoff previous = backoffs.get(socket);
-                Duration delay = previous == null ? INITIAL_RETRY
-                        : previous.delay().multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY
+                Duration initial = config.timing().pluginRegistrationInitialBackoff();
+                Duration max = config.timing().pluginRegistrationMaxBackoff();
+                Duration delay = previous == null ? initial
+                        : previous.delay().multipliedBy(2).compareTo(max) > 0 ? max
                         : previous.delay().multipliedBy(2);
                 backoffs.put(socket, new Backoff(delay, System.nanoTime() + delay.toNanos()));
             }
@@ -295,11 +294,11 @@ final class PluginWatcher {
     }
 
     /** The dial with {@code WithBlock}: wait until connected, at most the dial timeout. */
-    private static void awaitReady(ManagedChannel channel, Path socket) throws RegistrationException {
+    private void awaitReady(ManagedChannel channel, Path socket) throws RegistrationException {
         CompletableFuture<Void> ready = new CompletableFuture<>();
         watchUntilReady(channel, channel.getState(true), ready);
         try {
-            ready.get(DIAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ready.get(config.timing().pluginDialTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException | ExecutionException e) {
             throw new RegistrationException("RegisterPlugin error -- dial failed at socket " + socket
                     + ", err: failed to dial socket " + socket + ", err: context deadline exceeded");

@@ -342,7 +342,7 @@ final class PodWorkers {
         return restartPolicy.equals("Always") || (restartPolicy.equals("OnFailure") && exitCode != 0);
     }
 
-    /** The crash-loop back-off: the first restart is immediate, then podRetryInitialBackoff doubling to the cap. */
+    /** The crash-loop back-off: the first restart is immediate, then the initial back-off doubling to the cap. */
     private void restartWithBackoff(PodState state, Container container, ContainerRecord record) {
         Instant now = Instant.now();
         if (record.restartAt == null) {
@@ -350,7 +350,7 @@ final class PodWorkers {
                 record.backoff = Duration.ZERO;
             } else {
                 record.backoff = nextBackoff(record.backoff.isZero() ? null : record.backoff,
-                        config.timing().podRetryInitialBackoff(), config.timing().containerRestartMaxBackoff());
+                        config.timing().containerRestartInitialBackoff(), config.timing().containerRestartMaxBackoff());
             }
             record.restartAt = now.plus(record.backoff);
         }

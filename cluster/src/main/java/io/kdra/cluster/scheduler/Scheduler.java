@@ -55,7 +55,7 @@ public final class Scheduler implements AutoCloseable {
     private final StructuredAllocator allocator;
     private final String schedulerName;
     private final SchedulerCache cache = new SchedulerCache();
-    private final SchedulingQueue queue = new SchedulingQueue();
+    private final SchedulingQueue queue;
     private final DynamicResources dra;
     private final Reporter reporter;
     private final Binder binder;
@@ -69,13 +69,15 @@ public final class Scheduler implements AutoCloseable {
     /**
      * @param client the scheduler's own client (identity {@code system:kube-scheduler})
      * @param allocator the structured allocator, with the cluster's DRA feature gates
-     * @param timing {@link Timing#bindingTimeout()} bounds the wait for binding conditions
+     * @param timing {@link Timing#bindingTimeout()} bounds the wait for binding conditions; the pod back-off and the
+     *     longest stay of an unschedulable pod come from it too
      * @param schedulerName the {@code spec.schedulerName} this scheduler serves, normally {@code default-scheduler}
      */
     public Scheduler(KubernetesClient client, StructuredAllocator allocator, Timing timing, String schedulerName) {
         this.client = Objects.requireNonNull(client, "client");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.schedulerName = Objects.requireNonNull(schedulerName, "schedulerName");
+        this.queue = new SchedulingQueue(timing);
         this.dra = new DynamicResources(allocator, cache, timing.bindingTimeout());
         this.reporter = new Reporter(client, schedulerName);
         this.binder = new Binder(client, cache, reporter, new BinderResults(), dra.bindingConditionsEnabled(),

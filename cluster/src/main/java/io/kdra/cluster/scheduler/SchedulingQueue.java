@@ -1,6 +1,6 @@
 package io.kdra.cluster.scheduler;
 
-import java.time.Duration;
+import io.kdra.cluster.Timing;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -14,15 +14,17 @@ import java.util.function.Predicate;
 
 /**
  * kube-scheduler's scheduling queue in small: an active queue (higher priority first, then first come), a backoff
- * queue (pods wait 1 s doubling up to 10 s per failed attempt before another try) and the unschedulable pods, which
- * wait for a cluster event that may help them (or at most 5 minutes). Pods being scheduled or bound are "in flight"
- * and in none of the three. Not thread-safe: the scheduling thread owns it.
+ * queue (pods wait {@link Timing#schedulerInitialBackoff()}, upstream 1 s, doubling up to
+ * {@link Timing#schedulerMaxBackoff()}, 10 s, per failed attempt before another try) and the unschedulable pods,
+ * which wait for a cluster event that may help them (or at most {@link Timing#podMaxInUnschedulablePodsDuration()},
+ * 5 minutes). Pods being scheduled or bound are "in flight" and in none of the three. Not thread-safe: the scheduling
+ * thread owns it.
  */
 final class SchedulingQueue {
 
-    static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
-    static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
-    static final Duration MAX_UNSCHEDULABLE = Duration.ofMinutes(5);
+    private final long initialBackoffNanos;
+    private final long maxBackoffNanos;
+    private final long maxUnschedulableNanos;
 
     enum Where { ACTIVE, BACKOFF, UNSCHEDULABLE, IN_FLIGHT }
 
@@ -56,6 +58,12 @@ final class SchedulingQueue {
     private final Map<String, Entry> unschedulable = new LinkedHashMap<>();
     private final Map<String, Set<String>> unschedulableByClaim = new HashMap<>();
     private long sequence;
+
+    SchedulingQueue(Timing timing) {
+        this.initialBackoffNanos = timing.schedulerInitialBackoff().toNanos();
+        this.maxBackoffNanos = timing.schedulerMaxBackoff().toNanos();
+        this.maxUnschedulableNanos = timing.podMaxInUnschedulablePodsDuration().toNanos();
+    }
 
     Entry get(String key) {
         return entries.get(key);
@@ -141,7 +149,7 @@ final class SchedulingQueue {
             active.add(entry);
         }
         if (!unschedulable.isEmpty()) {
-            long limit = now - MAX_UNSCHEDULABLE.toNanos();
+            long limit = now - maxUnschedulableNanos;
             List<Entry> due = new ArrayList<>();
             for (Entry entry : unschedulable.values()) {
                 if (entry.unschedulableSince > limit) {
@@ -167,7 +175,7 @@ final class SchedulingQueue {
         }
         if (!unschedulable.isEmpty()) {
             Entry oldest = unschedulable.values().iterator().next();
-            due = Math.min(due, oldest.unschedulableSince + MAX_UNSCHEDULABLE.toNanos() - now);
+            due = Math.min(due, oldest.unschedulableSince + maxUnschedulableNanos - now);
         }
         return Math.max(0, due);
     }
@@ -210,11 +218,11 @@ final class SchedulingQueue {
         entry.where = null;
     }
 
-    private static long backoffNanos(int attempts) {
-        long nanos = INITIAL_BACKOFF.toNanos();
-        for (int i = 1; i < attempts && nanos < MAX_BACKOFF.toNanos(); i++) {
+    private long backoffNanos(int attempts) {
+        long nanos = initialBackoffNanos;
+        for (int i = 1; i < attempts && nanos < maxBackoffNanos; i++) {
             nanos *= 2;
         }
-        return Math.min(nanos, MAX_BACKOFF.toNanos());
+        return Math.min(nanos, maxBackoffNanos);
     }
 }

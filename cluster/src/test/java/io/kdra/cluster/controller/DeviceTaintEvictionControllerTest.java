@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTolerationBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.kdra.cluster.Timing;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.KubernetesVersion;
 import java.time.Duration;
@@ -49,7 +50,8 @@ class DeviceTaintEvictionControllerTest {
 
     @BeforeEach
     void startController() {
-        controller = new DeviceTaintEvictionController(cluster.controllers, GATES, Duration.ofMillis(500)).start();
+        controller = new DeviceTaintEvictionController(cluster.controllers, GATES,
+                Timing.FAST.withDeviceTaintRuleStatusPeriod(Duration.ofMillis(500))).start();
         ns = cluster.namespace();
         // every test has a driver of its own, so that rules and slices of other tests select nothing here
         driver = ns + ".example.com";

@@ -2,6 +2,7 @@ package io.kdra.cluster.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.cluster.Timing;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -10,7 +11,7 @@ class SchedulingQueueTest {
 
     private static final long SECOND = Duration.ofSeconds(1).toNanos();
 
-    private final SchedulingQueue queue = new SchedulingQueue();
+    private final SchedulingQueue queue = new SchedulingQueue(Timing.REAL);
 
     private SchedulingQueue.Entry add(String key, int priority, long now) {
         SchedulingQueue.Entry entry = queue.newEntry(key, priority);

@@ -108,18 +108,25 @@ abstract class LocalRuntime implements ContainerRuntime {
         return running;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The runtime knows no pod specs: a container it has no instance of is taken to be waiting to start, as the
+     * kubelet answers (400) for a pod of its node; a pod or container that is not on the node at all is refused before
+     * (the API server checks the pod's spec and node, as the kubelet's server does with 404).
+     */
     @Override
-    public InputStream logs(PodContainer target, LogOptions options) throws ContainerNotFoundException, IOException {
+    public InputStream logs(PodContainer target, LogOptions options) throws ContainerUnavailableException, IOException {
         History history = history(target);
         if (options.previous()) {
             if (history == null || history.previous() == null) {
-                throw new ContainerNotFoundException("previous terminated container \"" + target.container()
+                throw new ContainerUnavailableException("previous terminated container \"" + target.container()
                         + "\" in pod \"" + target.pod() + "\" not found");
             }
             return history.previous().log().open(options);
         }
         if (history == null) {
-            throw new ContainerNotFoundException("container \"" + target.container() + "\" in pod \""
+            throw new ContainerUnavailableException("container \"" + target.container() + "\" in pod \""
                     + target.pod() + "\" is waiting to start: ContainerCreating");
         }
         return history.latest().log().open(options);

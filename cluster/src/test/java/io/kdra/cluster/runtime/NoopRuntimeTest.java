@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerNotFoundException;
+import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerUnavailableException;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.kubelet.server.LogOptions;
 import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
@@ -79,6 +80,19 @@ class NoopRuntimeTest {
         container.stop(Duration.ZERO);
 
         assertThat(all.get(30, TimeUnit.SECONDS)).isEmpty();
+    }
+
+    @Test
+    void logsOfAContainerNotStartedOrWithoutAnEarlierInstanceAreUnavailable() throws Exception {
+        assertThatThrownBy(() -> runtime.logs(APP, LogOptions.ALL))
+                .isInstanceOf(ContainerUnavailableException.class)
+                .hasMessage("container \"app\" in pod \"pod\" is waiting to start: ContainerCreating");
+
+        runtime.start(config("app", 0, List.of()));
+
+        assertThatThrownBy(() -> runtime.logs(APP, new LogOptions(false, true, -1, -1, null, false)))
+                .isInstanceOf(ContainerUnavailableException.class)
+                .hasMessage("previous terminated container \"app\" in pod \"pod\" not found");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerNotFoundException;
+import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerUnavailableException;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.kubelet.server.LogOptions;
 import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
@@ -258,12 +259,12 @@ class ProcessRuntimeTest {
     @Test
     void previousServesTheAttemptBeforeTheLatest() throws Exception {
         assertThatThrownBy(() -> log("app", new LogOptions(false, true, -1, -1, null, false)))
-                .isInstanceOf(ContainerNotFoundException.class)
+                .isInstanceOf(ContainerUnavailableException.class)
                 .hasMessage("previous terminated container \"app\" in pod \"pod\" not found");
         start(config("app", 0, sh("echo zero"))).exit().get(30, TimeUnit.SECONDS);
         awaitLog("app", "zero");
         assertThatThrownBy(() -> log("app", new LogOptions(false, true, -1, -1, null, false)))
-                .isInstanceOf(ContainerNotFoundException.class);
+                .isInstanceOf(ContainerUnavailableException.class);
 
         start(config("app", 1, sh("echo one"))).exit().get(30, TimeUnit.SECONDS);
         awaitLog("app", "one");
@@ -279,9 +280,9 @@ class ProcessRuntimeTest {
     }
 
     @Test
-    void logsOfAContainerNeverStartedAreNotFound() {
+    void logsOfAContainerNeverStartedAreUnavailable() {
         assertThatThrownBy(() -> log("app"))
-                .isInstanceOf(ContainerNotFoundException.class)
+                .isInstanceOf(ContainerUnavailableException.class)
                 .hasMessage("container \"app\" in pod \"pod\" is waiting to start: ContainerCreating");
     }
 
@@ -383,7 +384,7 @@ class ProcessRuntimeTest {
 
         assertThat(sleeper.exit().get(30, TimeUnit.SECONDS)).isEqualTo(137);
         await().atMost(LONG).until(() -> !Files.exists(root.resolve("containers").resolve(UID)));
-        assertThatThrownBy(() -> log("sleeper")).isInstanceOf(ContainerNotFoundException.class);
+        assertThatThrownBy(() -> log("sleeper")).isInstanceOf(ContainerUnavailableException.class);
         assertThat(runtime.running()).isEmpty();
     }
 

@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The real kubectl on PATH, run against one kubeconfig. */
+/**
+ * The real kubectl on PATH, run against one kubeconfig, with its discovery and HTTP cache in the kubeconfig's directory
+ * (not in {@code ~/.kube/cache}, where every test server's port would leave an entry behind).
+ */
 final class Kubectl {
 
     record Run(int exitValue, String output) {}
@@ -38,6 +41,7 @@ final class Kubectl {
     Run run(Object... args) {
         try {
             Process process = start(args);
+            process.getOutputStream().close();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
             return new Run(process.exitValue(), out.trim());
@@ -51,7 +55,8 @@ final class Kubectl {
 
     /** Starts kubectl with its error output merged into its output. */
     Process start(Object... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString(),
+                "--cache-dir", kubeconfig.resolveSibling("kubectl-cache").toString()));
         for (Object arg : args) {
             command.add(arg.toString());
         }

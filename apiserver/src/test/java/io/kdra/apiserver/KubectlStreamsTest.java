@@ -10,7 +10,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,21 +18,24 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The real kubectl's {@code logs} and {@code exec} through the API server to a node's kubelet. */
 class KubectlStreamsTest {
 
+    @TempDir
+    static Path dir;
     private static ServerFixture fixture;
     private static Vertx vertx;
     private static FakeKubelet kubelet;
-    private static Path kubeconfig;
+    private static Kubectl kubectl;
     private static String ns;
 
     @BeforeAll
     static void start() throws IOException {
         // kubectl sends its bearer token only over https
         fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
-        kubeconfig = fixture.server.writeKubeconfig(Files.createTempDirectory("kdra-kubectl").resolve("kubeconfig"));
+        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
         vertx = Vertx.vertx();
         kubelet = new FakeKubelet(vertx);
         int kubeletPort = kubelet.start();
@@ -62,15 +64,15 @@ class KubectlStreamsTest {
 
     @Test
     void logErrors() {
-        Run previous = kubectl("logs", "multi", "-c", "sidecar", "--previous");
-        assertThat(previous.exitCode()).isNotZero();
+        Kubectl.Run previous = kubectl("logs", "multi", "-c", "sidecar", "--previous");
+        assertThat(previous.exitValue()).isNotZero();
         assertThat(previous.output()).contains("Error from server (BadRequest): previous terminated container "
                 + "\"sidecar\" in pod \"multi\" not found");
-        Run unknown = kubectl("logs", "multi", "-c", "db");
-        assertThat(unknown.exitCode()).isNotZero();
+        Kubectl.Run unknown = kubectl("logs", "multi", "-c", "db");
+        assertThat(unknown.exitValue()).isNotZero();
         assertThat(unknown.output()).contains("container db is not valid for pod multi");
-        Run offline = kubectl("logs", "offline");
-        assertThat(offline.exitCode()).isNotZero();
+        Kubectl.Run offline = kubectl("logs", "offline");
+        assertThat(offline.exitValue()).isNotZero();
         assertThat(offline.output()).contains("node \"node-offline\"");
     }
 
@@ -92,8 +94,8 @@ class KubectlStreamsTest {
 
     @Test
     void execEnvUsesWebSocketsWithoutFallingBack() {
-        Run env = kubectl("exec", "single", "-v=8", "--", "env");
-        assertThat(env.exitCode()).as(env.output()).isZero();
+        Kubectl.Run env = kubectl("exec", "single", "-v=8", "--", "env");
+        assertThat(env.exitValue()).as(env.output()).isZero();
         assertThat(env.output()).contains("HOSTNAME=single\nCONTAINER=main")
                 .contains("v5.channel.k8s.io")
                 .doesNotContain("SPDY", "falling back");
@@ -113,43 +115,34 @@ class KubectlStreamsTest {
 
     @Test
     void execExitCodeIsKubectls() {
-        Run failing = kubectl("exec", "single", "--", "sh", "-c", "exit 3");
-        assertThat(failing.exitCode()).as(failing.output()).isEqualTo(3);
+        Kubectl.Run failing = kubectl("exec", "single", "--", "sh", "-c", "exit 3");
+        assertThat(failing.exitValue()).as(failing.output()).isEqualTo(3);
         assertThat(failing.output()).contains("command terminated with exit code 3");
     }
 
     @Test
     void execErrors() {
         // kubectl falls back to SPDY when the WebSocket upgrade is refused, and gets the same Status again
-        Run unknown = kubectl("exec", "multi", "-c", "db", "--", "env");
-        assertThat(unknown.exitCode()).isNotZero();
+        Kubectl.Run unknown = kubectl("exec", "multi", "-c", "db", "--", "env");
+        assertThat(unknown.exitValue()).isNotZero();
         assertThat(unknown.output()).contains("Error from server (BadRequest): container db is not valid for pod multi");
-        Run pending = kubectl("exec", "pending", "--", "env");
-        assertThat(pending.exitCode()).isNotZero();
+        Kubectl.Run pending = kubectl("exec", "pending", "--", "env");
+        assertThat(pending.exitValue()).isNotZero();
         assertThat(pending.output()).contains("pod pending does not have a host assigned");
-        assertThat(kubectl("exec", "single", "--", "env").exitCode()).isZero();
+        assertThat(kubectl("exec", "single", "--", "env").exitValue()).isZero();
     }
 
-    private record Run(int exitCode, String output) {}
-
-    private static Run kubectl(String... args) {
-        try {
-            Process process = start(args);
-            process.getOutputStream().close();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            return new Run(process.exitValue(), out.trim());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private static Kubectl.Run kubectl(String... args) {
+        return kubectl.run(inNamespace(args));
     }
 
     private static Process start(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString(), "-n", ns));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return kubectl.start(inNamespace(args));
+    }
+
+    private static Object[] inNamespace(String... args) {
+        List<Object> all = new ArrayList<>(List.of("-n", ns));
+        all.addAll(List.of(args));
+        return all.toArray();
     }
 }

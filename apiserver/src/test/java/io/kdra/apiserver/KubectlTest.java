@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Black-box tests: the real kubectl against the server, with the kubeconfig the server writes. */
 class KubectlTest {
@@ -102,15 +103,15 @@ class KubectlTest {
                "lastState":{"terminated":{"exitCode":1,"finishedAt":"2020-01-01T00:00:00Z"}},
                "state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}}}]}}""";
 
+    @TempDir
+    static Path dir;
     private static ServerFixture fixture;
-    private static Path dir;
     private static Kubectl kubectl;
 
     @BeforeAll
     static void start() throws IOException {
         // kubectl sends its bearer token only over https
         fixture = new ServerFixture(ServerFixture.EVERY_DRA_FIELD.withTls(true));
-        dir = Files.createTempDirectory("kdra-kubectl");
         kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
     }
 

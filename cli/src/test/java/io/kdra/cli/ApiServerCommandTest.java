@@ -155,8 +155,10 @@ class ApiServerCommandTest {
             Path kubeconfig = awaitKubeconfig(apiserver);
 
             Path output = dir.resolve("kubectl.out");
-            Process kubectl = new ProcessBuilder("kubectl", "--kubeconfig", kubeconfig.toString(), "get", "namespaces",
-                    "-o", "name").redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            // the discovery cache stays in the test's directory, not in ~/.kube/cache
+            Process kubectl = new ProcessBuilder("kubectl", "--kubeconfig", kubeconfig.toString(), "--cache-dir",
+                    dir.resolve("kubectl-cache").toString(), "get", "namespaces", "-o", "name")
+                    .redirectErrorStream(true).redirectOutput(output.toFile()).start();
             if (!kubectl.waitFor(KdraProcess.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
                 kubectl.destroyForcibly();
                 throw new AssertionError("kubectl did not end within " + KdraProcess.PATIENCE);

@@ -217,12 +217,14 @@ class KubeletSpecs {
         ResourceClaim oldClaim = (ResourceClaim) b.create(claim, pod).get(0);
         b.testPod(pod);
 
+        // Failing NodeUnprepareResources stands in for a long grace period. Upstream fails it right after the force
+        // delete, which is early enough for a kubelet that notices the pod is gone within its 60 s reconcile period;
+        // the embedded kubelet unprepares at once, so the failure goes in first.
+        MethodInstance unprepare = new MethodInstance(node, MethodInstance.NODE_UNPREPARE_RESOURCES_V1);
+        driver.fail(unprepare, true);
         f.by("Force-delete claim and pod");
         f.client().pods().inNamespace(f.namespace()).withName(pod.getMetadata().getName()).withGracePeriod(0)
                 .delete();
-        // failing NodeUnprepareResources stands in for a long grace period
-        MethodInstance unprepare = new MethodInstance(node, MethodInstance.NODE_UNPREPARE_RESOURCES_V1);
-        driver.fail(unprepare, true);
         assertThat(f.client().pods().inNamespace(f.namespace()).withName(pod.getMetadata().getName()).get())
                 .as("the force-deleted pod").isNull();
 

@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
 public final class Driver {
 
     private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
-    /** A driver name longer than 28 characters, for the rolling-update socket path regression spec. */
-    public static final String LONG_ROLLING_UPDATE_DRIVER_NAME = "long-rolling-update-driver-name.k8s.io";
+    /**
+     * A driver name longer than 28 characters, for the rolling-update socket path regression spec (upstream's
+     * {@code LongRollingUpdateDriverName}; the value as in a fork of upstream, the upstream one was not readable).
+     */
+    public static final String LONG_ROLLING_UPDATE_DRIVER_NAME = "gpu.dra-example-driver.sigs.k8s.io";
 
     private final Framework framework;
     private String name;

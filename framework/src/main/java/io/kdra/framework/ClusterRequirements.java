@@ -1,0 +1,73 @@
+package io.kdra.framework;
+
+import io.kdra.kube.KubernetesVersion;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What a spec needs from the cluster, read from its JUnit tags as upstream reads its labels: each
+ * {@code FeatureGate:X} tag turns gate X on, {@code KubeletMinVersion:v} raises the kubelet version. Clusters of the
+ * embedded backend are shared by all specs with equal requirements.
+ *
+ * @param nodes how many nodes the embedded cluster has (kind's DRA cluster has three workers)
+ * @param kubernetesVersion the control plane's version
+ * @param kubeletVersion the kubelets' version
+ * @param featureGates gates to set, sorted by name
+ */
+public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion, KubernetesVersion kubeletVersion,
+        Map<String, Boolean> featureGates) {
+
+    /** System property: node count of embedded clusters (default 3). */
+    public static final String NODES_PROPERTY = "kdra.e2e.nodes";
+    /** System property: Kubernetes version of embedded clusters (default 1.34). */
+    public static final String KUBERNETES_VERSION_PROPERTY = "kdra.e2e.kubernetesVersion";
+    /** System property: extra feature gates of embedded clusters, {@code A=true,B=false}. */
+    public static final String FEATURE_GATES_PROPERTY = "kdra.e2e.featureGates";
+    private static final String FEATURE_GATE_TAG = "FeatureGate:";
+    private static final String KUBELET_MIN_VERSION_TAG = "KubeletMinVersion:";
+
+    public ClusterRequirements {
+        Objects.requireNonNull(kubernetesVersion, "kubernetesVersion");
+        Objects.requireNonNull(kubeletVersion, "kubeletVersion");
+        featureGates = Collections.unmodifiableMap(new TreeMap<>(featureGates));
+    }
+
+    /** The requirements of a spec with these tags, on top of the defaults the system properties set. */
+    public static ClusterRequirements forTags(Set<String> tags) {
+        KubernetesVersion kubernetes = KubernetesVersion.parse(System.getProperty(KUBERNETES_VERSION_PROPERTY, "1.34"));
+        KubernetesVersion kubelet = kubernetes;
+        Map<String, Boolean> gates = new TreeMap<>();
+        for (String entry : System.getProperty(FEATURE_GATES_PROPERTY, "").split(",")) {
+            if (!entry.isBlank()) {
+                String[] parts = entry.trim().split("=", 2);
+                gates.put(parts[0], parts.length < 2 || Boolean.parseBoolean(parts[1]));
+            }
+        }
+        for (String tag : tags) {
+            if (tag.startsWith(FEATURE_GATE_TAG)) {
+                gates.put(tag.substring(FEATURE_GATE_TAG.length()), true);
+            } else if (tag.startsWith(KUBELET_MIN_VERSION_TAG)) {
+                KubernetesVersion minimum = KubernetesVersion.parse(tag.substring(KUBELET_MIN_VERSION_TAG.length()));
+                if (minimum.compareTo(kubelet) > 0) {
+                    kubelet = minimum;
+                }
+            }
+        }
+        if (kubelet.compareTo(kubernetes) > 0) {
+            // a kubelet newer than the control plane is outside the version-skew policy; raise both
+            kubernetes = kubelet;
+        }
+        return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates);
+    }
+
+    /** The gates as kube's {@code --feature-gates} takes them. */
+    public String featureGatesFlag() {
+        StringBuilder flag = new StringBuilder();
+        featureGates.forEach((gate, enabled) -> flag.append(flag.isEmpty() ? "" : ",").append(gate).append('=')
+                .append(enabled));
+        return flag.toString();
+    }
+}

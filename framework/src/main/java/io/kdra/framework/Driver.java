@@ -1,0 +1,331 @@
+package io.kdra.framework;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.plugin.KubeletPlugin;
+import io.kdra.plugin.resourceslice.DriverResources;
+import io.kdra.plugin.resourceslice.Slice;
+import io.kdra.testdriver.CallMatcher;
+import io.kdra.testdriver.ExamplePlugin;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DRA test driver deployed for one spec (upstream's {@code utils.Driver}): one {@link ExamplePlugin} per node,
+ * running in the test JVM and serving that node's kubelet, named {@code <namespace><nameSuffix>.k8s.io}. Every gRPC
+ * call on both sockets of every node is counted ({@link #callCount}) and can be made to fail ({@link #fail}) before it
+ * reaches the driver:
+ *
+ * <pre>{@code
+ * driver.fail(new MethodInstance(driver.nodeNames().get(0), MethodInstance.NODE_PREPARE_RESOURCES_V1), true);
+ * }</pre>
+ *
+ * Knobs are set right after {@link #create} or {@link #instance}, before the driver runs.
+ */
+public final class Driver {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
+    /**
+     * A driver name longer than 28 characters, for the rolling-update socket path regression spec (upstream's
+     * {@code LongRollingUpdateDriverName}; the value as in a fork of upstream, the upstream one was not readable).
+     */
+    public static final String LONG_ROLLING_UPDATE_DRIVER_NAME = "gpu.dra-example-driver.sigs.k8s.io";
+
+    private final Framework framework;
+    private String name;
+    private String nameSuffix = "";
+    private String instanceSuffix = "";
+    private boolean rollingUpdate;
+    private boolean nodeV1alpha4;
+    private boolean nodeV1beta1 = true;
+    private boolean nodeV1 = true;
+    private boolean withKubelet = true;
+    private boolean expectResourceSliceRemoval = true;
+    private final Map<String, NodePlugin> nodes = Collections.synchronizedMap(new TreeMap<>());
+    private final Map<MethodInstance, AtomicLong> callCounts = FaultInjector.newCallCounts();
+    private final Set<MethodInstance> failing = ConcurrentHashMap.newKeySet();
+    private final List<Step> cleanup = new ArrayList<>();
+
+    private Driver(Framework framework) {
+        this.framework = framework;
+    }
+
+    /**
+     * A driver that runs before each spec on the given nodes with the generated resources, changed by the mutators
+     * (upstream's {@code NewDriver}), and is torn down after it.
+     */
+    public static Driver create(Framework framework, Nodes nodes, Resources.Generator resources,
+            Resources.Mutator... mutators) {
+        Driver driver = new Driver(framework);
+        framework.beforeEach("run driver", () -> {
+            driver.initName();
+            Map<String, DriverResources> generated = resources.apply(nodes);
+            for (Resources.Mutator mutator : mutators) {
+                generated = mutator.apply(generated);
+            }
+            driver.run(nodes, generated);
+        });
+        return driver;
+    }
+
+    /** A driver that is not running yet, for specs that start it themselves (upstream's {@code NewDriverInstance}). */
+    public static Driver instance(Framework framework) {
+        Driver driver = new Driver(framework);
+        driver.initName();
+        return driver;
+    }
+
+    private void initName() {
+        if (name == null) {
+            name = framework.namespace() + nameSuffix + ".k8s.io";
+        }
+    }
+
+    /** A different driver in the same namespace: changes the driver, class, pod and claim names. */
+    public Driver nameSuffix(String suffix) {
+        this.nameSuffix = suffix;
+        return this;
+    }
+
+    public String nameSuffix() {
+        return nameSuffix;
+    }
+
+    /** Another instance of the same driver (for updates); the sockets stay the same unless {@link #rollingUpdate}. */
+    public Driver instanceSuffix(String suffix) {
+        this.instanceSuffix = suffix;
+        return this;
+    }
+
+    /** Sockets unique per instance and calls serialized across instances; needs a 1.33+ kubelet. */
+    public Driver rollingUpdate(boolean enabled) {
+        this.rollingUpdate = enabled;
+        return this;
+    }
+
+    /** Serve {@code v1alpha3.Node} too (kubelets 1.31 to 1.33); off by default. */
+    public Driver nodeV1alpha4(boolean enabled) {
+        this.nodeV1alpha4 = enabled;
+        return this;
+    }
+
+    /** Serve the v1beta1 DRA service; on by default. */
+    public Driver nodeV1beta1(boolean enabled) {
+        this.nodeV1beta1 = enabled;
+        return this;
+    }
+
+    /** Serve the v1 DRA service; on by default. */
+    public Driver nodeV1(boolean enabled) {
+        this.nodeV1 = enabled;
+        return this;
+    }
+
+    /**
+     * Without a kubelet (default with), nothing registers with the kubelets, {@link Builder#testPod} only waits for
+     * scheduling, and the spec deletes the ResourceSlices.
+     */
+    public Driver withKubelet(boolean enabled) {
+        this.withKubelet = enabled;
+        return this;
+    }
+
+    public boolean withKubelet() {
+        return withKubelet;
+    }
+
+    /** Whether the last cleanup waits until the driver's ResourceSlices are gone; default true. */
+    public Driver expectResourceSliceRemoval(boolean enabled) {
+        this.expectResourceSliceRemoval = enabled;
+        return this;
+    }
+
+    /** Sets the driver name instead of {@code <namespace><nameSuffix>.k8s.io}; before the driver runs. */
+    public Driver name(String driverName) {
+        this.name = driverName;
+        return this;
+    }
+
+    /** {@code <namespace><nameSuffix>.k8s.io}, known once the spec's setup ran. */
+    public String name() {
+        return name;
+    }
+
+    /** The service account the driver's pods would run as; its node-bound token is the driver's identity. */
+    public String serviceAccountName() {
+        return "dra-kubelet-plugin-" + name + instanceSuffix + "-service-account";
+    }
+
+    /** The per-node plugins by node name. */
+    public Map<String, NodePlugin> nodes() {
+        synchronized (nodes) {
+            return Map.copyOf(nodes);
+        }
+    }
+
+    public NodePlugin node(String nodeName) {
+        NodePlugin plugin = nodes.get(nodeName);
+        if (plugin == null) {
+            throw new IllegalArgumentException("driver " + name + " does not run on node " + nodeName
+                    + "; it runs on " + nodeNames());
+        }
+        return plugin;
+    }
+
+    /** The nodes the driver runs on, sorted (upstream's {@code Nodenames}). */
+    public List<String> nodeNames() {
+        synchronized (nodes) {
+            return List.copyOf(nodes.keySet());
+        }
+    }
+
+    /** How many calls of this method reached this node's sockets, failed ones included. */
+    public long callCount(MethodInstance method) {
+        AtomicLong count = callCounts.get(method);
+        return count == null ? 0 : count.get();
+    }
+
+    /** Makes calls of this method on this node fail with {@code injected error}, or lets them through again. */
+    public void fail(MethodInstance method, boolean injectError) {
+        if (injectError) {
+            failing.add(method);
+        } else {
+            failing.remove(method);
+        }
+    }
+
+    /** Lists this driver's ResourceSlices, for waits: {@code await().until(driver.getSlices(), hasSize(1))}. */
+    public Callable<List<ResourceSlice>> getSlices() {
+        KubernetesClient client = framework.client();
+        String driverName = name;
+        return () -> client.resources(ResourceSlice.class).withField("spec.driver", driverName).list().getItems();
+    }
+
+    /** {@link #setUp}, with {@link #tearDown} as a cleanup (upstream's {@code Run}). */
+    public void run(Nodes onNodes, Map<String, DriverResources> resources) throws IOException {
+        setUp(onNodes, resources);
+        framework.cleanup("tear down driver " + name + instanceSuffix, this::tearDown);
+    }
+
+    /**
+     * Starts the driver on every node of {@code onNodes}: node-local resources are published by each node's plugin
+     * through its node-bound identity, {@link Resources#MULTI_HOST} pools by the framework; then waits until every
+     * kubelet registered its plugin.
+     */
+    public void setUp(Nodes onNodes, Map<String, DriverResources> resources) throws IOException {
+        initName();
+        framework.backend().nodeAccessUnavailable().ifPresent(reason -> Assumptions.abort(reason));
+        KubernetesClient admin = framework.client();
+        if (expectResourceSliceRemoval) {
+            framework.cleanup("wait until the ResourceSlices of " + name + " are gone", this::isGone);
+        }
+        DriverResources multiHost = resources.get(Resources.MULTI_HOST);
+        if (multiHost != null || !withKubelet) {
+            String driverName = name;
+            framework.cleanup("delete the ResourceSlices of " + name,
+                    () -> admin.resources(ResourceSlice.class).withField("spec.driver", driverName).delete());
+        }
+        if (multiHost != null) {
+            publishMultiHost(admin, multiHost);
+        }
+        for (String nodeName : onNodes.nodeNames()) {
+            startPlugin(onNodes, nodeName, resources.get(nodeName));
+        }
+        if (withKubelet) {
+            Waits.until("kubelet plugin registration of " + name, framework.timeouts().pluginRegistration())
+                    .until(() -> nodes().values().stream()
+                            .allMatch(plugin -> CallMatcher.beRegistered().test(plugin.grpcCalls())));
+        }
+        LOG.info("driver {}{} runs on {}", name, instanceSuffix, nodeNames());
+    }
+
+    private void publishMultiHost(KubernetesClient admin, DriverResources multiHost) {
+        multiHost.pools().forEach((poolName, pool) -> {
+            List<Slice> slices = pool.slices();
+            for (int i = 0; i < slices.size(); i++) {
+                ResourceSliceBuilder slice = new ResourceSliceBuilder()
+                        .withNewMetadata().withName(name + "-" + i).endMetadata()
+                        .withNewSpec().withDriver(name)
+                        .withNewPool().withName(poolName).withGeneration(pool.generation())
+                        .withResourceSliceCount((long) slices.size()).endPool()
+                        .withNodeSelector(pool.nodeSelector())
+                        .withAllNodes(pool.allNodes() ? Boolean.TRUE : null)
+                        .withDevices(slices.get(i).devices())
+                        .withSharedCounters(slices.get(i).sharedCounters().isEmpty() ? null
+                                : slices.get(i).sharedCounters())
+                        .endSpec();
+                admin.resource(slice.build()).create();
+            }
+        });
+    }
+
+    private void startPlugin(Nodes onNodes, String nodeName, DriverResources nodeResources) throws IOException {
+        NodeAccess access = framework.backend().node(nodeName);
+        KubernetesClient client = access.driverClient(framework.namespace(), serviceAccountName());
+        FaultInjector injector = new FaultInjector(nodeName, callCounts, failing);
+        String instanceUid = UUID.randomUUID().toString();
+        ExamplePlugin.Builder builder = ExamplePlugin.builder(name, access.cdiFiles())
+                .nodeName(nodeName)
+                .kubernetesClient(client)
+                .driverResources(nodeResources)
+                .pluginOptions(plugin -> configure(plugin, access, onNodes, injector, instanceUid));
+        ExamplePlugin plugin = builder.start();
+        nodes.put(nodeName, new NodePlugin(nodeName, plugin, client));
+        cleanup.add(plugin::stop);
+    }
+
+    private void configure(KubeletPlugin.Builder plugin, NodeAccess access, Nodes onNodes, FaultInjector injector,
+            String instanceUid) {
+        // the ExamplePlugin adds its call recorder after these options, so the injector is outermost
+        plugin.registrarDirectory(access.pluginsRegistryDirectory())
+                .pluginDataDirectory(access.pluginsDirectory().resolve(name))
+                .unaryInterceptor(injector)
+                .streamInterceptor(injector)
+                .nodeV1(nodeV1)
+                .nodeV1beta1(nodeV1beta1)
+                .nodeV1alpha4(nodeV1alpha4);
+        if (rollingUpdate) {
+            plugin.rollingUpdate(instanceUid).flockDirectory(onNodes.tempDirectory());
+        }
+        if (!withKubelet) {
+            plugin.registrarListener(socket -> new NullListener()).pluginListener(socket -> new NullListener());
+        } else {
+            access.listenerFactory().ifPresent(factory -> plugin.registrarListener(factory).pluginListener(factory));
+        }
+    }
+
+    /** Stops the driver on every node (upstream's {@code TearDown}); calling it again does nothing. */
+    public void tearDown() {
+        List<Step> steps;
+        synchronized (cleanup) {
+            steps = List.copyOf(cleanup);
+            cleanup.clear();
+        }
+        for (Step step : steps) {
+            try {
+                step.run();
+            } catch (Exception e) {
+                throw new IllegalStateException("stopping driver " + name + instanceSuffix + " failed", e);
+            }
+        }
+    }
+
+    /** Waits until the driver's ResourceSlices are gone, as the kubelet wipes them after the driver stopped. */
+    public void isGone() {
+        framework.by("Waiting for ResourceSlices of driver " + name + " to be removed...");
+        Waits.until("ResourceSlices of driver " + name + " removed", framework.timeouts().resourceSlicesGone()).until(() -> getSlices().call().isEmpty());
+    }
+}

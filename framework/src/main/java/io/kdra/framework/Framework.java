@@ -1,0 +1,235 @@
+package io.kdra.framework;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-spec state of upstream's e2e {@code framework.Framework}: a fresh namespace {@code <base name>-xxxxx}
+ * (privileged), the admin client, the upstream timeouts, and a LIFO stack of cleanups. A spec class creates it as its
+ * first field; {@link Nodes}, {@link Driver} and {@link Builder} created as later fields register their before-each
+ * setup with it, which {@link FrameworkExtension} runs in declaration order before each spec:
+ *
+ * <pre>{@code
+ * @DraSpec
+ * @DisplayName("[sig-node] [DRA] kubelet [Feature:DynamicResourceAllocation]")
+ * class KubeletSpecs {
+ *     final Framework f = Framework.create("dra");
+ *     final Nodes nodes = Nodes.create(f, 1, 1);
+ *     final Driver driver = Driver.create(f, nodes, Resources.networkResources(10, false));
+ *     final Builder b = Builder.create(f, driver);
+ * }
+ * }</pre>
+ *
+ * After the spec, cleanups run last-registered first; a cleanup that fails does not stop the others. When the spec
+ * failed, the namespace's pods, claims, templates and events are written to the log first.
+ */
+public final class Framework {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Framework.class);
+    /** The label kube-apiserver's Pod Security admission reads; the DRA specs run privileged pods. */
+    public static final String POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce";
+
+    private record NamedStep(String what, Step step) {
+    }
+
+    private final String baseName;
+    private final List<NamedStep> beforeEach = new ArrayList<>();
+    private final Deque<NamedStep> cleanups = new ArrayDeque<>();
+    private final List<String> errors = new ArrayList<>();
+    private ClusterBackend backend;
+    private String namespace;
+    private String specName;
+
+    private Framework(String baseName) {
+        this.baseName = Objects.requireNonNull(baseName, "baseName");
+    }
+
+    /** A framework whose namespaces are named {@code <baseName>-xxxxx}; upstream's {@code NewDefaultFramework}. */
+    public static Framework create(String baseName) {
+        return new Framework(baseName);
+    }
+
+    /**
+     * Registers setup that runs before each spec, after the namespace exists, in registration order (upstream's
+     * {@code ginkgo.BeforeEach}). Only possible while the spec instance is being constructed.
+     */
+    public void beforeEach(String what, Step step) {
+        if (backend != null) {
+            throw new IllegalStateException("before-each setup (" + what + ") must be registered while the spec is "
+                    + "constructed, e.g. by a field; inside a spec use the ...Now/instance forms");
+        }
+        beforeEach.add(new NamedStep(what, step));
+    }
+
+    /** Registers a cleanup; cleanups run after the spec, the last registered first (upstream's DeferCleanup). */
+    public void cleanup(String what, Step step) {
+        synchronized (cleanups) {
+            cleanups.push(new NamedStep(what, step));
+        }
+    }
+
+    /**
+     * Records a failure without stopping the spec (upstream's {@code tCtx.Errorf}); the spec fails when it ends. For
+     * checks that run on other threads, such as the claim watcher.
+     */
+    public void errorf(String format, Object... args) {
+        String message = String.format(format, args);
+        LOG.error("{}: {}", specName, message);
+        synchronized (errors) {
+            errors.add(message);
+        }
+    }
+
+    /** Logs a step of the spec, as {@code ginkgo.By}. */
+    public void by(String step) {
+        LOG.info("STEP: {}", step);
+    }
+
+    /** The spec's namespace. */
+    public String namespace() {
+        return started().namespace;
+    }
+
+    /** The namespace name, which upstream also uses to make cluster-scoped names unique. */
+    public String uniqueName() {
+        return namespace();
+    }
+
+    /** The cluster-admin client. */
+    public KubernetesClient client() {
+        return started().backend.adminClient();
+    }
+
+    public ClusterBackend backend() {
+        return started().backend;
+    }
+
+    /** The bounds of the spec's waits (upstream's, see {@link ClusterBackend#timeouts()}). */
+    public Timeouts timeouts() {
+        return started().backend.timeouts();
+    }
+
+    /** The spec's full name, as ginkgo prints it. */
+    public String specName() {
+        return specName;
+    }
+
+    private Framework started() {
+        if (backend == null) {
+            throw new IllegalStateException("the framework is not set up yet: spec classes need @DraSpec, and "
+                    + "field initializers must not use the cluster");
+        }
+        return this;
+    }
+
+    /** Creates the namespace and runs the before-each setup; called by {@link FrameworkExtension}. */
+    void setUp(ClusterBackend backend, String specName) throws Exception {
+        this.backend = backend;
+        this.specName = specName;
+        LOG.info("spec: {}", specName);
+        KubernetesClient client = backend.adminClient();
+        Namespace created = client.namespaces().resource(new NamespaceBuilder()
+                .withNewMetadata().withGenerateName(baseName + "-")
+                .withLabels(Map.of("e2e-framework", baseName, POD_SECURITY_ENFORCE, "privileged"))
+                .endMetadata().build()).create();
+        namespace = created.getMetadata().getName();
+        cleanup("delete namespace " + namespace, () -> client.namespaces().withName(namespace).delete());
+        for (NamedStep step : beforeEach) {
+            LOG.debug("before each: {}", step.what());
+            step.step().run();
+        }
+    }
+
+    /**
+     * Dumps the namespace if the spec failed, runs the cleanups, and fails with the recorded errors and the cleanups'
+     * failures; called by {@link FrameworkExtension}.
+     */
+    void tearDown(Throwable specFailure) {
+        if (specFailure != null && namespace != null) {
+            dumpNamespace();
+        }
+        List<Throwable> failures = new ArrayList<>();
+        while (true) {
+            NamedStep cleanup;
+            synchronized (cleanups) {
+                cleanup = cleanups.poll();
+            }
+            if (cleanup == null) {
+                break;
+            }
+            try {
+                LOG.debug("cleanup: {}", cleanup.what());
+                cleanup.step().run();
+            } catch (Exception | AssertionError e) {
+                LOG.error("{}: cleanup \"{}\" failed", specName, cleanup.what(), e);
+                failures.add(new AssertionError("cleanup \"" + cleanup.what() + "\" failed: " + e.getMessage(), e));
+            }
+        }
+        List<String> recorded;
+        synchronized (errors) {
+            recorded = List.copyOf(errors);
+        }
+        if (recorded.isEmpty() && failures.isEmpty()) {
+            return;
+        }
+        AssertionError error = new AssertionError(String.join("\n", recorded.isEmpty()
+                ? List.of(failures.size() + " cleanup(s) failed") : recorded));
+        failures.forEach(error::addSuppressed);
+        throw error;
+    }
+
+    private void dumpNamespace() {
+        KubernetesClient client = backend.adminClient();
+        StringBuilder dump = new StringBuilder("namespace ").append(namespace).append(" after the failure of ")
+                .append(specName).append('\n');
+        try {
+            for (Pod pod : client.pods().inNamespace(namespace).list().getItems()) {
+                dump.append("Pod ").append(pod.getMetadata().getName()).append(": ")
+                        .append(Serialization.asJson(pod.getStatus())).append('\n');
+            }
+            for (ResourceClaim claim : client.resources(ResourceClaim.class).inNamespace(namespace).list()
+                    .getItems()) {
+                dump.append("ResourceClaim ").append(claim.getMetadata().getName()).append(": finalizers ")
+                        .append(claim.getMetadata().getFinalizers()).append(", spec ")
+                        .append(Serialization.asJson(claim.getSpec())).append(", status ")
+                        .append(Serialization.asJson(claim.getStatus())).append('\n');
+            }
+            for (ResourceClaimTemplate template : client.resources(ResourceClaimTemplate.class)
+                    .inNamespace(namespace).list().getItems()) {
+                dump.append("ResourceClaimTemplate ").append(template.getMetadata().getName()).append('\n');
+            }
+            client.v1().events().inNamespace(namespace).list().getItems().stream()
+                    .sorted(Comparator.comparing(Framework::eventTime))
+                    .forEach(event -> dump.append("Event ").append(eventTime(event)).append(' ')
+                            .append(event.getType()).append(' ').append(event.getReason()).append(' ')
+                            .append(event.getInvolvedObject().getKind()).append('/')
+                            .append(event.getInvolvedObject().getName()).append(": ").append(event.getMessage())
+                            .append('\n'));
+        } catch (KubernetesClientException e) {
+            dump.append("(dump incomplete: ").append(e.getMessage()).append(")\n");
+        }
+        LOG.warn("{}", dump);
+    }
+
+    private static String eventTime(Event event) {
+        String time = event.getLastTimestamp() != null ? event.getLastTimestamp() : event.getEventTime() != null
+                ? event.getEventTime().getTime() : event.getMetadata().getCreationTimestamp();
+        return time == null ? "" : time;
+    }
+}

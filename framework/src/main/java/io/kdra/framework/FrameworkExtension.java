@@ -1,0 +1,82 @@
+package io.kdra.framework;
+
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Runs a spec class's {@link Framework}: before each spec it picks the cluster backend, creates the namespace and runs
+ * the registered before-each setup in order; after it, it runs the cleanups. The backend is the embedded cluster
+ * (one per distinct {@link ClusterRequirements}, started on first use and shared by all specs of the run), or, with
+ * the system property {@value #KUBECONFIG_PROPERTY}, the cluster of that kubeconfig.
+ */
+public final class FrameworkExtension implements BeforeEachCallback, AfterEachCallback {
+
+    /** System property: run against the cluster of this kubeconfig instead of an embedded cluster. */
+    public static final String KUBECONFIG_PROPERTY = "kdra.e2e.kubeconfig";
+    private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(FrameworkExtension.class);
+
+    /** A backend, or why it could not start, so that a broken configuration fails every spec at once. */
+    private record StartedBackend(ClusterBackend backend, RuntimeException failure) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (backend != null) {
+                backend.close();
+            }
+        }
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+        Framework framework = framework(context);
+        String name = SpecNames.fullName(context.getRequiredTestClass(), context.getRequiredTestMethod());
+        framework.setUp(backend(context), name);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        framework(context).tearDown(context.getExecutionException()
+                .filter(failure -> !(failure instanceof TestAbortedException)).orElse(null));
+    }
+
+    private static ClusterBackend backend(ExtensionContext context) {
+        String kubeconfig = System.getProperty(KUBECONFIG_PROPERTY);
+        Object key = kubeconfig != null ? Path.of(kubeconfig) : ClusterRequirements.forTags(context.getTags());
+        StartedBackend started = context.getRoot().getStore(STORE).computeIfAbsent(key, k -> {
+            try {
+                return new StartedBackend(k instanceof Path path ? KubeconfigBackend.connect(path)
+                        : EmbeddedBackend.start((ClusterRequirements) k), null);
+            } catch (RuntimeException e) {
+                return new StartedBackend(null, e);
+            }
+        }, StartedBackend.class);
+        if (started.failure() != null) {
+            throw new IllegalStateException("cluster for " + key + " could not start: " + started.failure()
+                    .getMessage(), started.failure());
+        }
+        return started.backend();
+    }
+
+    private static Framework framework(ExtensionContext context) {
+        Object instance = context.getRequiredTestInstance();
+        for (Class<?> type = instance.getClass(); type != null; type = type.getSuperclass()) {
+            Optional<Field> field = Arrays.stream(type.getDeclaredFields())
+                    .filter(candidate -> candidate.getType() == Framework.class).findFirst();
+            if (field.isPresent()) {
+                try {
+                    field.get().setAccessible(true);
+                    return (Framework) field.get().get(instance);
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException("cannot read the Framework field of " + type.getName(), e);
+                }
+            }
+        }
+        throw new IllegalStateException(instance.getClass().getName()
+                + " has no Framework field: spec classes start with `final Framework f = Framework.create(\"dra\");`");
+    }
+}

@@ -1,0 +1,28 @@
+package io.kdra.framework;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kdra.kube.KubernetesVersion;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ClusterRequirementsTest {
+
+    @Test
+    void featureGateTagsTurnGatesOnAndKubeletMinVersionRaisesTheVersions() {
+        ClusterRequirements requirements = ClusterRequirements.forTags(Set.of("DRA", "FeatureGate:DRADeviceTaints",
+                "FeatureGate:DRAPrioritizedList", "KubeletMinVersion:1.35", "Feature:DynamicResourceAllocation"));
+
+        assertThat(requirements.featureGates()).isEqualTo(Map.of("DRADeviceTaints", true, "DRAPrioritizedList", true));
+        assertThat(requirements.featureGatesFlag()).isEqualTo("DRADeviceTaints=true,DRAPrioritizedList=true");
+        assertThat(requirements.kubeletVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
+        assertThat(requirements.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
+    }
+
+    @Test
+    void specsWithoutNeedsShareTheDefaultCluster() {
+        assertThat(ClusterRequirements.forTags(Set.of("DRA", "KubeletMinVersion:1.33")))
+                .isEqualTo(ClusterRequirements.forTags(Set.of("sig-node", "Conformance")));
+    }
+}

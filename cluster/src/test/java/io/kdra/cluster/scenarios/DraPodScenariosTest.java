@@ -1,0 +1,206 @@
+package io.kdra.cluster.scenarios;
+
+import static io.kdra.cluster.scenarios.ScenarioCluster.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.cluster.EmbeddedCluster;
+import io.kdra.testdriver.CallMatcher;
+import io.kdra.testdriver.ExamplePlugin;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pods with claims through the whole cluster, as upstream's "kubelet [Feature:DynamicResourceAllocation]" specs run
+ * them: scheduler, resourceclaim controller, kubelets, the process runtime and the test driver on two nodes.
+ */
+class DraPodScenariosTest {
+
+    private static ScenarioCluster cluster;
+    private Scenario scenario;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2));
+        cluster.awaitDriversReady();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void newNamespace() {
+        cluster.drivers().forEach(ExamplePlugin::resetGrpcCalls);
+        scenario = cluster.scenario();
+    }
+
+    @AfterEach
+    void tearDown() {
+        scenario.tearDown();
+    }
+
+    @Test
+    void aPodWithATemplateClaimRunsWithTheDriversCdiEnvironment() throws Exception {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template(), inline.pod());
+
+        scenario.awaitRunning(inline.pod());
+        Pod pod = scenario.get(inline.pod());
+        String node = pod.getSpec().getNodeName();
+        String claimName = scenario.generatedClaimName(pod);
+        assertThat(claimName).startsWith("tester-1-my-inline-claim-");
+        ResourceClaim claim = scenario.claim(claimName);
+        assertThat(claim.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(pod.getMetadata().getUid()));
+        assertThat(claim.getMetadata().getFinalizers()).contains("resource.kubernetes.io/delete-protection");
+        assertThat(claim.getStatus().getAllocation().getDevices().getResults()).singleElement()
+                .satisfies(result -> {
+                    assertThat(result.getDriver()).isEqualTo(ScenarioCluster.DRIVER);
+                    assertThat(result.getPool()).isEqualTo(node);
+                    assertThat(result.getRequest()).isEqualTo(Scenario.REQUEST);
+                });
+        assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getName() + "/" + r.getUid())
+                .containsExactly(pod.getMetadata().getName() + "/" + pod.getMetadata().getUid());
+        assertThat(scenario.events(pod, "Scheduled")).extracting(e -> e.getMessage())
+                .contains("Successfully assigned " + scenario.namespace() + "/tester-1 to " + node);
+
+        scenario.testPod(pod, Scenario.USER_ENV,
+                "claim_" + claimName.replace('-', '_') + "_my_request=true");
+        ExamplePlugin driver = cluster.driver(node);
+        assertThat(driver.grpcCalls()).matches(CallMatcher.nodePrepareResourcesSucceeded(),
+                CallMatcher.nodePrepareResourcesSucceeded().mismatch(driver.grpcCalls()));
+
+        admin().pods().inNamespace(scenario.namespace()).withName("tester-1").delete();
+        await().atMost(WAIT).until(() -> scenario.get(pod) == null);
+        await().atMost(WAIT).until(() -> scenario.claim(claimName) == null);
+        await().atMost(WAIT).until(driver::grpcCalls, CallMatcher.nodeUnprepareResourcesSucceeded());
+    }
+
+    @Test
+    void anExternalClaimIsSharedByThePodsAndContainersUsingIt() throws Exception {
+        ResourceClaim claim = scenario.externalClaim();
+        scenario.create(claim);
+        List<Pod> pods = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Pod pod = scenario.podExternal("external-claim", 3);
+            scenario.create(pod);
+            pods.add(pod);
+        }
+
+        for (Pod pod : pods) {
+            scenario.testPod(pod, Scenario.USER_ENV, "claim_external_claim_my_request=true");
+        }
+        assertThat(pods).extracting(pod -> scenario.get(pod).getSpec().getNodeName()).containsOnly(
+                scenario.claim("external-claim").getStatus().getAllocation().getDevices().getResults().get(0)
+                        .getPool());
+        assertThat(scenario.claim("external-claim").getStatus().getReservedFor()).extracting(r -> r.getName())
+                .containsExactlyInAnyOrder("tester-1", "tester-2", "tester-3");
+
+        // "must deallocate after use": the last user gone, the claim is deallocated and loses its finalizer.
+        admin().pods().inNamespace(scenario.namespace()).delete();
+        await().atMost(WAIT).untilAsserted(() -> {
+            ResourceClaim current = scenario.claim("external-claim");
+            assertThat(current.getStatus().getReservedFor()).isNullOrEmpty();
+            assertThat(current.getStatus().getAllocation()).isNull();
+            assertThat(current.getMetadata().getFinalizers()).isNullOrEmpty();
+        });
+    }
+
+    @Test
+    void initContainersRunWithTheClaimBeforeTheContainers() throws Exception {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        Pod pod = new PodBuilder(inline.pod()).editSpec().addNewInitContainer().withName("init")
+                .withImage("busybox").withCommand("sh", "-c", "env | grep " + Scenario.USER_ENV)
+                .withNewResources().addNewClaim().withName("my-inline-claim").endClaim().endResources()
+                .endInitContainer().endSpec().build();
+        scenario.create(inline.template(), pod);
+
+        scenario.testPod(pod);
+        ContainerStatus init = scenario.get(pod).getStatus().getInitContainerStatuses().get(0);
+        assertThat(init.getState().getTerminated().getExitCode()).isZero();
+        assertThat(init.getState().getTerminated().getReason()).isEqualTo("Completed");
+        assertThat(admin().pods().inNamespace(scenario.namespace()).withName("tester-1").inContainer("init")
+                .getLog()).contains(Scenario.USER_ENV);
+    }
+
+    @Test
+    void aFailedPrepareIsAWarningEventAndIsRetriedUntilItSucceeds() throws Exception {
+        List<Runnable> lift = cluster.drivers().stream().map(ExamplePlugin::setNodePrepareResourcesFailureMode)
+                .toList();
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template(), inline.pod());
+
+        String expected = "Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources: "
+                + "rpc error: code = Unknown desc = prepare resource claims: " + ExamplePlugin.PREPARE_FAILURE;
+        await().atMost(WAIT).until(() -> scenario.events(inline.pod(), "FailedPrepareDynamicResources").stream()
+                .anyMatch(event -> "Warning".equals(event.getType()) && expected.equals(event.getMessage())));
+        Pod pending = scenario.get(inline.pod());
+        ExamplePlugin driver = cluster.driver(pending.getSpec().getNodeName());
+        assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
+        assertThat(pending.getStatus().getContainerStatuses().get(0).getState().getWaiting().getReason())
+                .isEqualTo("ContainerCreating");
+        await().atMost(WAIT).until(driver::grpcCalls, CallMatcher.nodePrepareResourcesFailedWith(
+                ExamplePlugin.PREPARE_FAILURE));
+        await().atMost(WAIT).until(() -> driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES) >= 2);
+
+        int failedCalls = driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES);
+        lift.forEach(Runnable::run);
+        scenario.testPod(inline.pod());
+        assertThat(driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES)).isGreaterThan(failedCalls);
+    }
+
+    @Test
+    void aForceDeletedPodsClaimIsUnprepared() throws Exception {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template(), inline.pod());
+        scenario.awaitRunning(inline.pod());
+        ExamplePlugin driver = cluster.driver(scenario.get(inline.pod()).getSpec().getNodeName());
+        assertThat(driver.preparedClaims()).hasSize(1);
+
+        admin().pods().inNamespace(scenario.namespace()).withName("tester-1").withGracePeriod(0).delete();
+
+        await().atMost(WAIT).until(() -> driver.preparedClaims().isEmpty());
+        assertThat(driver.grpcCalls()).matches(CallMatcher.nodeUnprepareResourcesSucceeded());
+    }
+
+    @Test
+    void aClaimNoContainerUsesIsPreparedToo() throws Exception {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        Pod pod = new PodBuilder(inline.pod()).editSpec().editContainer(0).withNewResources().endResources()
+                .endContainer().endSpec().build();
+        scenario.create(inline.template(), pod);
+
+        scenario.awaitRunning(pod);
+        assertThat(cluster.driver(scenario.get(pod).getSpec().getNodeName()).preparedClaims()).isNotEmpty();
+    }
+
+    @Test
+    void aFinishedPodReleasesItsReservationAndItsGeneratedClaimIsDeleted() {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        Pod pod = new PodBuilder(inline.pod()).editSpec().editContainer(0).withCommand("true").endContainer()
+                .endSpec().build();
+        scenario.create(inline.template(), pod);
+        String claimName = scenario.generatedClaimName(pod);
+
+        await().atMost(WAIT).until(() -> "Succeeded".equals(scenario.get(pod).getStatus().getPhase()));
+        await().atMost(WAIT).until(() -> scenario.claim(claimName) == null);
+        cluster.awaitNothingPrepared();
+    }
+
+    private static io.fabric8.kubernetes.client.KubernetesClient admin() {
+        return cluster.admin();
+    }
+}

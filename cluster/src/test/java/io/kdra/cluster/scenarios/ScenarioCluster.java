@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -43,13 +44,13 @@ final class ScenarioCluster implements AutoCloseable {
     private final EmbeddedCluster cluster;
     private final KubernetesClient admin;
     private final Function<String, List<Device>> devices;
-    private final Consumer<KubeletPlugin.Builder> pluginOptions;
+    private final BiConsumer<String, KubeletPlugin.Builder> pluginOptions;
     private final Map<String, ExamplePlugin> drivers = new ConcurrentHashMap<>();
     private final List<ExamplePlugin> extraDrivers = new ArrayList<>();
     private final AtomicInteger namespaces = new AtomicInteger();
 
     private ScenarioCluster(EmbeddedCluster cluster, Function<String, List<Device>> devices,
-            Consumer<KubeletPlugin.Builder> pluginOptions) {
+            BiConsumer<String, KubeletPlugin.Builder> pluginOptions) {
         this.cluster = cluster;
         this.admin = cluster.adminClient();
         this.devices = devices;
@@ -58,15 +59,15 @@ final class ScenarioCluster implements AutoCloseable {
 
     /** Starts the cluster and the test driver with four devices on every node. */
     static ScenarioCluster start(EmbeddedCluster.Builder builder) {
-        return start(builder, node -> DriverDevices.numbered(4), plugin -> { });
+        return start(builder, node -> DriverDevices.numbered(4), (node, plugin) -> { });
     }
 
     /**
      * @param devices the devices the test driver publishes on a node, by node name
-     * @param pluginOptions further options of every node's driver (served gRPC versions)
+     * @param pluginOptions further options of a node's driver (served gRPC versions), by node name
      */
     static ScenarioCluster start(EmbeddedCluster.Builder builder, Function<String, List<Device>> devices,
-            Consumer<KubeletPlugin.Builder> pluginOptions) {
+            BiConsumer<String, KubeletPlugin.Builder> pluginOptions) {
         EmbeddedCluster cluster = builder.start();
         ScenarioCluster scenarios = new ScenarioCluster(cluster, devices, pluginOptions);
         try {
@@ -103,7 +104,8 @@ final class ScenarioCluster implements AutoCloseable {
 
     /** Starts the test driver on a node (again, after {@link #stopDriver}), publishing the node's devices. */
     ExamplePlugin startDriver(String node) {
-        ExamplePlugin driver = startDriver(node, DRIVER, devices.apply(node), pluginOptions);
+        ExamplePlugin driver = startDriver(node, DRIVER, devices.apply(node),
+                plugin -> pluginOptions.accept(node, plugin));
         drivers.put(node, driver);
         return driver;
     }

@@ -4,15 +4,25 @@ import static io.kdra.cluster.scenarios.ScenarioCluster.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.testdriver.CallMatcher;
+import io.kdra.testdriver.ClaimId;
+import io.kdra.testdriver.DriverDevices;
 import io.kdra.testdriver.ExamplePlugin;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +40,9 @@ class DraPodScenariosTest {
 
     @BeforeAll
     static void startCluster() {
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2));
+        // ten devices a node: one pod of the config-mapping spec needs nine
+        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2), node -> DriverDevices.numbered(10),
+                (node, plugin) -> { });
         cluster.awaitDriversReady();
     }
 
@@ -198,6 +210,121 @@ class DraPodScenariosTest {
         await().atMost(WAIT).until(() -> "Succeeded".equals(scenario.get(pod).getStatus().getPhase()));
         await().atMost(WAIT).until(() -> scenario.claim(claimName) == null);
         cluster.awaitNothingPrepared();
+    }
+
+    @Test
+    void configsAndDevicesAreMappedToTheRightContainers() throws Exception {
+        // upstream's "must map configs and devices to the right containers"
+        ResourceClaim all = threeRequestClaim("all");
+        ResourceClaim container0 = threeRequestClaim("container0");
+        ResourceClaim container1 = threeRequestClaim("container1");
+        Pod pod = new PodBuilder(scenario.pod()).editSpec().withResourceClaims(
+                        new PodResourceClaimBuilder().withName("all").withResourceClaimName("all").build(),
+                        new PodResourceClaimBuilder().withName("container0").withResourceClaimName("container0")
+                                .build(),
+                        new PodResourceClaimBuilder().withName("container1").withResourceClaimName("container1")
+                                .build())
+                .withContainers(
+                        new ContainerBuilder().withName("container0").withImage("busybox").withNewResources()
+                                .addNewClaim().withName("all").endClaim().addNewClaim().withName("container0")
+                                .endClaim().endResources().build(),
+                        new ContainerBuilder().withName("container1").withImage("busybox").withNewResources()
+                                .addNewClaim().withName("all").endClaim().addNewClaim().withName("container1")
+                                .withRequest("req1").endClaim().endResources().build())
+                .endSpec().build();
+        scenario.create(all, container0, container1, pod);
+
+        scenario.awaitRunning(pod);
+        List<String> allContainers = List.of("user_all_config0=true", "user_all_config1=true",
+                "user_all_config2=true", "claim_all_req0=true", "claim_all_req1=true", "claim_all_req2=true");
+        List<String> expected0 = new ArrayList<>(allContainers);
+        expected0.addAll(List.of("user_container0_config0=true", "user_container0_config1=true",
+                "user_container0_config2=true", "claim_container0_req0=true", "claim_container0_req1=true",
+                "claim_container0_req2=true"));
+        List<String> expected1 = new ArrayList<>(allContainers);
+        expected1.addAll(List.of("user_container1_config0=true", "user_container1_config1=true",
+                "claim_container1_req1=true"));
+        assertThat(driverEnv(pod, "container0")).containsExactlyInAnyOrderElementsOf(expected0);
+        assertThat(driverEnv(pod, "container1")).containsExactlyInAnyOrderElementsOf(expected1);
+    }
+
+    /** Requests req0..req2 and three configs: one for all requests, one for req1, one for req2. */
+    private ResourceClaim threeRequestClaim(String name) {
+        DeviceRequest request = scenario.claimSpec().getDevices().getRequests().get(0);
+        List<DeviceRequest> requests = new ArrayList<>();
+        List<DeviceClaimConfiguration> configs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            requests.add(new DeviceRequestBuilder(request).withName("req" + i).build());
+            configs.add(new DeviceClaimConfigurationBuilder().withRequests(i == 0 ? List.of() : List.of("req" + i))
+                    .withNewOpaque().withDriver(ScenarioCluster.DRIVER)
+                    .withParameters(Map.of(name + "_config" + i, "true")).endOpaque().build());
+        }
+        return new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace(scenario.namespace())
+                .endMetadata().withNewSpec().withNewDevices().withRequests(requests).withConfig(configs)
+                .endDevices().endSpec().build();
+    }
+
+    /** The container's variables set by the test driver, as upstream's full match selects them. */
+    private List<String> driverEnv(Pod pod, String container) throws Exception {
+        return scenario.env(pod, container).lines()
+                .filter(line -> line.matches("^(?:admin|user|claim)_[a-zA-Z0-9_]*=.*$")).toList();
+    }
+
+    @Test
+    void aPodWithAnAlreadyAllocatedAndANewClaimRuns() {
+        // upstream's "requests an already allocated and a new claim for a pod"
+        ResourceClaim first = scenario.externalClaim();
+        ResourceClaim second = scenario.externalClaim();
+        scenario.create(first, second);
+        Pod pod1 = scenario.podExternal(first.getMetadata().getName(), 1);
+        scenario.create(pod1);
+        scenario.awaitRunning(pod1);
+
+        Pod pod2 = new PodBuilder(scenario.podExternal(first.getMetadata().getName(), 1)).editSpec()
+                .addNewResourceClaim().withName("second").withResourceClaimName(second.getMetadata().getName())
+                .endResourceClaim().editContainer(0).editResources().addNewClaim().withName("second").endClaim()
+                .endResources().endContainer().endSpec().build();
+        scenario.create(pod2);
+
+        scenario.awaitRunning(pod2);
+        assertThat(scenario.get(pod2).getSpec().getNodeName()).isEqualTo(scenario.get(pod1).getSpec().getNodeName());
+    }
+
+    @Test
+    void aNewPodWaitsWhileTheOldClaimOfAForceDeletedPodIsStillPrepared() throws Exception {
+        // upstream's "blocks new pod after force-delete"
+        String node = cluster.nodeNames().get(0);
+        ExamplePlugin driver = cluster.driver(node);
+        ResourceClaim claim = scenario.externalClaim();
+        Pod pod = new PodBuilder(scenario.podExternal()).editSpec()
+                .withNodeSelector(Map.of("kubernetes.io/hostname", node)).endSpec().build();
+        scenario.create(claim, pod);
+        scenario.awaitRunning(pod);
+        String oldUid = scenario.claim("external-claim").getMetadata().getUid();
+
+        Runnable lift = driver.setNodeUnprepareResourcesFailureMode();
+        try {
+            admin().pods().inNamespace(scenario.namespace()).withName(pod.getMetadata().getName())
+                    .withGracePeriod(0).delete();
+            await().atMost(WAIT).until(() -> scenario.get(pod) == null);
+            admin().resources(ResourceClaim.class).inNamespace(scenario.namespace()).withName("external-claim")
+                    .withGracePeriod(0).delete();
+            await().atMost(WAIT).until(() -> scenario.claim("external-claim") == null);
+            await().atMost(WAIT).until(driver::grpcCalls, CallMatcher.nodeUnprepareResourcesFailed());
+            assertThat(driver.preparedClaims()).containsExactly(new ClaimId("external-claim", oldUid));
+
+            scenario.create(new ResourceClaimBuilder(claim).editMetadata().withUid(null).endMetadata().build(),
+                    new PodBuilder(pod).editMetadata().withUid(null).endMetadata().build());
+            await().atMost(WAIT).until(() -> scenario.events(pod, "FailedPrepareDynamicResources").stream()
+                    .anyMatch(event -> event.getMessage().contains("old ResourceClaim with same name external-claim"
+                            + " and different UID " + oldUid + " still exists")));
+        } finally {
+            lift.run();
+        }
+        scenario.awaitRunning(pod);
+        String newUid = scenario.claim("external-claim").getMetadata().getUid();
+        await().atMost(WAIT).until(() -> driver.preparedClaims().equals(List.of(new ClaimId("external-claim",
+                newUid))));
     }
 
     private static io.fabric8.kubernetes.client.KubernetesClient admin() {

@@ -202,14 +202,42 @@ class DraPodScenariosTest {
     @Test
     void aFinishedPodReleasesItsReservationAndItsGeneratedClaimIsDeleted() {
         Scenario.PodAndTemplate inline = scenario.podInline();
-        Pod pod = new PodBuilder(inline.pod()).editSpec().editContainer(0).withCommand("true").endContainer()
+        Pod generated = new PodBuilder(inline.pod()).editSpec().editContainer(0).withCommand("true").endContainer()
                 .endSpec().build();
+        scenario.create(scenario.externalClaim());
+        Pod external = new PodBuilder(scenario.podExternal()).editSpec().editContainer(0).withCommand("true")
+                .endContainer().endSpec().build();
+        scenario.create(inline.template(), generated, external);
+        String claimName = scenario.generatedClaimName(generated);
+
+        for (Pod pod : List.of(generated, external)) {
+            await().atMost(WAIT).until(() -> "Succeeded".equals(scenario.get(pod).getStatus().getPhase()));
+        }
+        await().atMost(WAIT).until(() -> scenario.claim(claimName) == null);
+        await().atMost(WAIT).until(() -> {
+            ResourceClaim claim = scenario.claim("external-claim");
+            return claim.getStatus().getReservedFor() == null || claim.getStatus().getReservedFor().isEmpty();
+        });
+        cluster.awaitNothingPrepared();
+    }
+
+    @Test
+    void aRestartingPodKeepsItsGeneratedClaim() {
+        // upstream's "does not delete generated claims when pod is restarting"
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        Pod pod = new PodBuilder(inline.pod()).editSpec().withRestartPolicy("Always").editContainer(0)
+                .withCommand("sh", "-c", "exit 1").endContainer().endSpec().build();
         scenario.create(inline.template(), pod);
         String claimName = scenario.generatedClaimName(pod);
 
-        await().atMost(WAIT).until(() -> "Succeeded".equals(scenario.get(pod).getStatus().getPhase()));
-        await().atMost(WAIT).until(() -> scenario.claim(claimName) == null);
-        cluster.awaitNothingPrepared();
+        await().atMost(WAIT).until(() -> {
+            var statuses = scenario.get(pod).getStatus().getContainerStatuses();
+            return statuses != null && !statuses.isEmpty() && statuses.get(0).getRestartCount() >= 2;
+        });
+        ResourceClaim claim = scenario.claim(claimName);
+        assertThat(claim).isNotNull();
+        assertThat(claim.getMetadata().getDeletionTimestamp()).isNull();
+        assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getName()).containsExactly("tester-1");
     }
 
     @Test

@@ -113,6 +113,59 @@ class DriverLifecycleScenariosTest {
     }
 
     @Test
+    void aPodCreatedWhileTheKubeletIsDownRunsOnceItIsBack() {
+        // upstream node spec "must process pod created when kubelet is not running"
+        node.stopKubelet();
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template(), inline.pod());
+        assertThat(scenario.get(inline.pod()).getStatus().getPhase()).isEqualTo("Pending");
+
+        node.startKubelet();
+
+        scenario.awaitRunning(inline.pod());
+        assertThat(driver().grpcCalls()).matches(CallMatcher.nodePrepareResourcesSucceeded());
+    }
+
+    @Test
+    void aPrepareInProgressWhenTheKubeletRestartsIsRetried() {
+        // upstream node spec "must retry NodePrepareResources after Kubelet restart"
+        Runnable unblock = driver().blockNodePrepareResources();
+        try {
+            Scenario.PodAndTemplate inline = scenario.podInline();
+            scenario.create(inline.template(), inline.pod());
+            await().atMost(WAIT).until(driver()::grpcCalls, CallMatcher.nodePrepareResourcesInProgress());
+
+            node.restartKubelet();
+            unblock.run();
+
+            scenario.awaitRunning(inline.pod());
+            assertThat(driver().grpcCalls()).matches(CallMatcher.nodePrepareResourcesSucceeded());
+        } finally {
+            unblock.run();
+        }
+    }
+
+    @Test
+    void aPodDeletedWhileTheKubeletIsDownIsStoppedUnpreparedAndRemovedOnceItIsBack() {
+        // upstream node spec "must call NodeUnprepareResources for deleted pod after Kubelet restart"
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template(), inline.pod());
+        scenario.awaitRunning(inline.pod());
+
+        node.stopKubelet();
+        cluster.admin().pods().inNamespace(scenario.namespace()).withName(inline.pod().getMetadata().getName())
+                .delete();
+        await().atMost(WAIT).until(() -> scenario.get(inline.pod()).getMetadata().getDeletionTimestamp() != null);
+        assertThat(driver().preparedClaims()).hasSize(1);
+
+        node.startKubelet();
+
+        await().atMost(WAIT).until(() -> scenario.get(inline.pod()) == null);
+        await().atMost(WAIT).until(() -> driver().preparedClaims().isEmpty());
+        assertThat(driver().grpcCalls()).matches(CallMatcher.nodeUnprepareResourcesSucceeded());
+    }
+
+    @Test
     void aDriverBackWithinTheWipingDelayKeepsItsSlicesAndServesThePodThatWaitedForIt() {
         Set<String> before = cluster.sliceUids(node.name());
         cluster.stopDriver(node.name());

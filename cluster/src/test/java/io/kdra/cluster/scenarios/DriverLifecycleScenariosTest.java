@@ -140,6 +140,9 @@ class DriverLifecycleScenariosTest {
 
             scenario.awaitRunning(inline.pod());
             assertThat(driver().grpcCalls()).matches(CallMatcher.nodePrepareResourcesSucceeded());
+            // The stopped kubelet's call was cut off; like a killed kubelet, it reported nothing about that.
+            assertThat(scenario.events(inline.pod(), "FailedPrepareDynamicResources"))
+                    .extracting(event -> event.getMessage()).noneMatch(message -> message.contains("shutdownNow"));
         } finally {
             unblock.run();
         }

@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimSpec;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimSpecBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule;
 import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRuleBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.cluster.RuntimeKind;
 import io.kdra.plugin.resourceslice.DriverResources;
@@ -62,9 +64,11 @@ class EvictionScenariosTest {
     @AfterEach
     void tearDown() {
         for (Pod pod : cluster.admin().pods().inNamespace(scenario.namespace()).list().getItems()) {
-            cluster.admin().pods().inNamespace(scenario.namespace()).withName(pod.getMetadata().getName())
-                    .edit(p -> new PodBuilder(p).editMetadata().removeFromFinalizers(DONT_DELETE).endMetadata()
-                            .build());
+            if (pod.getMetadata().getFinalizers().contains(DONT_DELETE)) {
+                // a merge patch without resourceVersion: the kubelet and the controllers write the pod meanwhile
+                cluster.admin().pods().inNamespace(scenario.namespace()).withName(pod.getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+            }
         }
         scenario.tearDown();
     }
@@ -107,6 +111,17 @@ class EvictionScenariosTest {
         try {
             assertThat(rule.getSpec().getTaint().getTimeAdded()).as("timeAdded defaulted").isNotNull();
             assertEvicted(pod);
+            await().atMost(WAIT).untilAsserted(() -> {
+                DeviceTaintRule current = cluster.admin().resources(DeviceTaintRule.class)
+                        .withName(rule.getMetadata().getName()).get();
+                assertThat(current.getStatus().getConditions()).singleElement().satisfies(condition -> {
+                    assertThat(condition.getType()).isEqualTo("EvictionInProgress");
+                    assertThat(condition.getStatus()).isEqualTo("False");
+                    assertThat(condition.getReason()).isEqualTo("Completed");
+                    assertThat(condition.getMessage()).contains("1 pod evicted since starting the controller.");
+                    assertThat(condition.getObservedGeneration()).isEqualTo(current.getMetadata().getGeneration());
+                });
+            });
         } finally {
             cluster.admin().resources(DeviceTaintRule.class).withName(rule.getMetadata().getName()).delete();
         }

@@ -17,6 +17,7 @@ import io.kdra.testdriver.DriverDevices;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -174,5 +175,42 @@ class SchedulingScenariosTest {
         assertThat(pods).extracting(pod -> scenario.get(pod).getSpec().getNodeName())
                 .containsExactlyInAnyOrderElementsOf(cluster.nodeNames());
         cluster.admin().resources(DeviceClass.class).withName(className).delete();
+    }
+
+    @Test
+    void podsWaitingForTheOnlyDeviceRunOneAfterTheOther() {
+        // upstream's "supports reusing resources", with the pods queued at once: each deleted pod's claim frees the
+        // device for the next
+        String oneDriver = "single.k8s.io";
+        String node = cluster.nodeNames().get(0);
+        cluster.startExtraDriver(node, oneDriver, DriverDevices.numbered(1));
+        String className = scenario.className() + "-single";
+        scenario.create(Scenario.deviceClass(className, "device.driver == \"" + oneDriver + "\""));
+        List<Pod> pods = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Scenario.PodAndTemplate inline = scenario.podInline(scenario.claimSpec(className), 1);
+            scenario.create(inline.template(), inline.pod());
+            pods.add(inline.pod());
+        }
+
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < pods.size(); i++) {
+            await().atMost(WAIT).until(() -> pods.stream().filter(pod -> !order.contains(name(pod)))
+                    .anyMatch(scenario::isRunning));
+            Pod running = pods.stream().filter(pod -> !order.contains(name(pod))).filter(scenario::isRunning)
+                    .findFirst().orElseThrow();
+            assertThat(pods.stream().filter(pod -> !order.contains(name(pod)) && pod != running)
+                    .map(scenario::get).map(pod -> pod.getSpec().getNodeName()).toList())
+                    .as("the pods still waiting are not scheduled").allMatch(Objects::isNull);
+            order.add(name(running));
+            cluster.admin().resource(scenario.get(running)).delete();
+            await().atMost(WAIT).until(() -> scenario.get(running) == null);
+        }
+        assertThat(order).containsExactlyInAnyOrder("tester-1", "tester-2", "tester-3");
+        cluster.admin().resources(DeviceClass.class).withName(className).delete();
+    }
+
+    private static String name(Pod pod) {
+        return pod.getMetadata().getName();
     }
 }

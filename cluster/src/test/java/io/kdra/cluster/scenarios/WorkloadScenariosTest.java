@@ -88,6 +88,41 @@ class WorkloadScenariosTest {
                 .mapToInt(List::size).sum() == 1);
     }
 
+    @Test
+    void aRollingUpdateReplacesEveryPodAndItsClaim() {
+        Scenario.PodAndTemplate inline = scenario.podInline();
+        scenario.create(inline.template());
+        Map<String, String> labels = Map.of("app", "tester");
+        Deployment deployment = new DeploymentBuilder().withNewMetadata().withName("tester")
+                .withNamespace(scenario.namespace()).endMetadata().withNewSpec().withReplicas(3)
+                .withNewSelector().withMatchLabels(labels).endSelector().withNewTemplate().withNewMetadata()
+                .withLabels(labels).endMetadata().withSpec(inline.pod().getSpec()).endTemplate().endSpec().build();
+        deployment.getSpec().getTemplate().getSpec().setRestartPolicy("Always");
+        scenario.create(deployment);
+        awaitAvailable(3);
+        List<String> oldClaims = claims().stream().map(claim -> claim.getMetadata().getUid()).toList();
+
+        cluster.admin().apps().deployments().inNamespace(scenario.namespace()).withName("tester").edit(d -> {
+            d.getSpec().getTemplate().getSpec().getContainers().get(0).setEnv(
+                    List.of(new io.fabric8.kubernetes.api.model.EnvVar("VERSION", "2", null)));
+            return d;
+        });
+
+        await().atMost(WAIT).until(() -> {
+            Deployment current = cluster.admin().apps().deployments().inNamespace(scenario.namespace())
+                    .withName("tester").get();
+            return current.getStatus() != null && Integer.valueOf(3).equals(current.getStatus().getUpdatedReplicas())
+                    && Integer.valueOf(3).equals(current.getStatus().getAvailableReplicas())
+                    && Integer.valueOf(3).equals(current.getStatus().getReplicas());
+        });
+        await().atMost(WAIT).until(() -> pods().size() == 3 && claims().size() == 3);
+        assertThat(pods()).allSatisfy(pod -> assertThat(pod.getSpec().getContainers().get(0).getEnv())
+                .extracting(env -> env.getName() + "=" + env.getValue()).containsExactly("VERSION=2"));
+        assertThat(claims()).extracting(claim -> claim.getMetadata().getUid()).doesNotContainAnyElementsOf(oldClaims);
+        await().atMost(WAIT).until(() -> cluster.drivers().stream().map(ExamplePlugin::preparedClaims)
+                .mapToInt(List::size).sum() == 3);
+    }
+
     private void awaitAvailable(int replicas) {
         await().atMost(WAIT).until(() -> {
             Deployment current = cluster.admin().apps().deployments().inNamespace(scenario.namespace())

@@ -86,8 +86,8 @@ class DraPodScenariosTest {
                 });
         assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getName() + "/" + r.getUid())
                 .containsExactly(pod.getMetadata().getName() + "/" + pod.getMetadata().getUid());
-        assertThat(scenario.events(pod, "Scheduled")).extracting(e -> e.getMessage())
-                .contains("Successfully assigned " + scenario.namespace() + "/tester-1 to " + node);
+        await().atMost(WAIT).until(() -> scenario.events(pod, "Scheduled").stream().anyMatch(event -> event
+                .getMessage().equals("Successfully assigned " + scenario.namespace() + "/tester-1 to " + node)));
 
         scenario.testPod(pod, Scenario.USER_ENV,
                 "claim_" + claimName.replace('-', '_') + "_my_request=true");
@@ -159,11 +159,13 @@ class DraPodScenariosTest {
                 + "rpc error: code = Unknown desc = prepare resource claims: " + ExamplePlugin.PREPARE_FAILURE;
         await().atMost(WAIT).until(() -> scenario.events(inline.pod(), "FailedPrepareDynamicResources").stream()
                 .anyMatch(event -> "Warning".equals(event.getType()) && expected.equals(event.getMessage())));
-        Pod pending = scenario.get(inline.pod());
-        ExamplePlugin driver = cluster.driver(pending.getSpec().getNodeName());
-        assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
-        assertThat(pending.getStatus().getContainerStatuses().get(0).getState().getWaiting().getReason())
-                .isEqualTo("ContainerCreating");
+        await().atMost(WAIT).untilAsserted(() -> {
+            Pod pending = scenario.get(inline.pod());
+            assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
+            assertThat(pending.getStatus().getContainerStatuses()).singleElement().satisfies(status -> assertThat(
+                    status.getState().getWaiting().getReason()).isEqualTo("ContainerCreating"));
+        });
+        ExamplePlugin driver = cluster.driver(scenario.get(inline.pod()).getSpec().getNodeName());
         await().atMost(WAIT).until(driver::grpcCalls, CallMatcher.nodePrepareResourcesFailedWith(
                 ExamplePlugin.PREPARE_FAILURE));
         await().atMost(WAIT).until(() -> driver.countCalls(CallMatcher.NODE_PREPARE_RESOURCES) >= 2);

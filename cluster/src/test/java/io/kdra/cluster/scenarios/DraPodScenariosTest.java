@@ -23,11 +23,8 @@ import io.kdra.testdriver.ExamplePlugin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pods with claims through the whole cluster, as upstream's "kubelet [Feature:DynamicResourceAllocation]" specs run
@@ -35,34 +32,13 @@ import org.junit.jupiter.api.Test;
  */
 class DraPodScenariosTest {
 
-    private static ScenarioCluster cluster;
-    private Scenario scenario;
-
-    @BeforeAll
-    static void startCluster() {
-        // ten devices a node: one pod of the config-mapping spec needs nine
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2), node -> DriverDevices.numbered(10),
-                (node, plugin) -> { });
-        cluster.awaitDriversReady();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void newNamespace() {
-        cluster.drivers().forEach(ExamplePlugin::resetGrpcCalls);
-        scenario = cluster.scenario();
-    }
-
-    @AfterEach
-    void tearDown() {
-        scenario.tearDown();
-    }
+    // ten devices a node: one pod of the config-mapping spec needs nine
+    @RegisterExtension
+    static final ScenarioExtension scenarios = new ScenarioExtension(
+            () -> ScenarioCluster.start(EmbeddedCluster.builder().nodes(2), node -> DriverDevices.numbered(10),
+                    (node, plugin) -> { }));
+    private final ScenarioCluster cluster = scenarios.cluster();
+    private final Scenario scenario = scenarios.newScenario();
 
     @Test
     void aPodWithATemplateClaimRunsWithTheDriversCdiEnvironment() throws Exception {
@@ -357,7 +333,7 @@ class DraPodScenariosTest {
                 newUid))));
     }
 
-    private static io.fabric8.kubernetes.client.KubernetesClient admin() {
+    private io.fabric8.kubernetes.client.KubernetesClient admin() {
         return cluster.admin();
     }
 }

@@ -15,11 +15,8 @@ import io.kdra.testdriver.ExamplePlugin;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kubelets and drivers that stop and come back, through the whole cluster: a kubelet restart wipes the node's slices
@@ -30,35 +27,13 @@ import org.junit.jupiter.api.Test;
  */
 class DriverLifecycleScenariosTest {
 
-    private static ScenarioCluster cluster;
-    private static ClusterNode node;
-    private Scenario scenario;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(1)
-                .timing(Timing.FAST.withSliceWipingDelay(Duration.ofMinutes(5))));
-        node = cluster.cluster().nodes().get(0);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void newNamespace() {
-        cluster.awaitDriversReady();
-        cluster.drivers().forEach(ExamplePlugin::resetGrpcCalls);
-        scenario = cluster.scenario();
-    }
-
-    @AfterEach
-    void tearDown() {
-        scenario.tearDown();
-    }
+    @RegisterExtension
+    static final ScenarioExtension scenarios = new ScenarioExtension(
+            () -> ScenarioCluster.start(EmbeddedCluster.builder().nodes(1)
+                    .timing(Timing.FAST.withSliceWipingDelay(Duration.ofMinutes(5)))));
+    private final ScenarioCluster cluster = scenarios.cluster();
+    private final ClusterNode node = cluster.cluster().nodes().get(0);
+    private final Scenario scenario = scenarios.newScenario();
 
     private ExamplePlugin driver() {
         return cluster.driver(node.name());

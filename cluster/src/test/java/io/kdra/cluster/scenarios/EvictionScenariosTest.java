@@ -14,19 +14,14 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimSpec;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimSpecBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule;
 import io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRuleBuilder;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.cluster.RuntimeKind;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.testdriver.DriverDevices;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Device taints through the whole cluster, as upstream's "[FeatureGate:DRADeviceTaints]" specs: a DeviceTaintRule
@@ -37,41 +32,14 @@ import org.junit.jupiter.api.Test;
 class EvictionScenariosTest {
 
     private static final String DONT_DELETE = "e2e-test/dont-delete-me";
-    private static ScenarioCluster cluster;
-    private static String node;
-    private Scenario scenario;
 
-    @BeforeAll
-    static void startCluster() {
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(1).runtime(RuntimeKind.NOOP)
-                .kubernetesVersion("1.36").featureGates("DRADeviceTaintRules=true"));
-        node = cluster.nodeNames().get(0);
-        cluster.awaitDriversReady();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void newNamespace() {
-        scenario = cluster.scenario();
-    }
-
-    @AfterEach
-    void tearDown() {
-        for (Pod pod : cluster.admin().pods().inNamespace(scenario.namespace()).list().getItems()) {
-            if (pod.getMetadata().getFinalizers().contains(DONT_DELETE)) {
-                // a merge patch without resourceVersion: the kubelet and the controllers write the pod meanwhile
-                cluster.admin().pods().inNamespace(scenario.namespace()).withName(pod.getMetadata().getName())
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
-            }
-        }
-        scenario.tearDown();
-    }
+    @RegisterExtension
+    static final ScenarioExtension scenarios = new ScenarioExtension(
+            () -> ScenarioCluster.start(EmbeddedCluster.builder().nodes(1).runtime(RuntimeKind.NOOP)
+                    .kubernetesVersion("1.36").featureGates("DRADeviceTaintRules=true")));
+    private final ScenarioCluster cluster = scenarios.cluster();
+    private final String node = cluster.nodeNames().get(0);
+    private final Scenario scenario = scenarios.newScenario();
 
     private Pod runningPodWithFinalizer(ResourceClaimSpec spec) {
         Scenario.PodAndTemplate inline = scenario.podInline(spec, 1);
@@ -153,7 +121,7 @@ class EvictionScenariosTest {
         }
     }
 
-    private static void publish(List<Device> devices) {
+    private void publish(List<Device> devices) {
         cluster.driver(node).kubeletPlugin().publishResources(DriverResources.of(node, Pool.ofDevices(devices)));
     }
 }

@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.cluster.RuntimeKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -226,9 +228,20 @@ final class Scenario {
     }
 
     /**
-     * Upstream's teardown: the pods are deleted and gone, then the claims, and no driver has a claim prepared.
+     * Upstream's teardown: the workloads that would recreate pods are deleted, the pods are deleted and gone
+     * (finalizers a test added, such as upstream's {@code e2e-test/dont-delete-me}, are removed), then the claims, and
+     * no driver has a claim prepared.
      */
     void tearDown() {
+        admin.apps().deployments().inNamespace(namespace).delete();
+        admin.apps().replicaSets().inNamespace(namespace).delete();
+        for (Pod pod : admin.pods().inNamespace(namespace).list().getItems()) {
+            if (pod.getMetadata().getFinalizers() != null && !pod.getMetadata().getFinalizers().isEmpty()) {
+                // a merge patch without resourceVersion: the kubelet and the controllers write the pod meanwhile
+                admin.pods().inNamespace(namespace).withName(pod.getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+            }
+        }
         admin.pods().inNamespace(namespace).delete();
         await().atMost(WAIT).until(() -> admin.pods().inNamespace(namespace).list().getItems().isEmpty());
         admin.resources(ResourceClaim.class).inNamespace(namespace).delete();

@@ -18,11 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scheduling through the whole cluster, as upstream's "control plane" and "multiple nodes" specs: pods that cannot be
@@ -31,31 +28,11 @@ import org.junit.jupiter.api.Test;
  */
 class SchedulingScenariosTest {
 
-    private static ScenarioCluster cluster;
-    private Scenario scenario;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2).runtime(RuntimeKind.NOOP));
-        cluster.awaitDriversReady();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void newNamespace() {
-        scenario = cluster.scenario();
-    }
-
-    @AfterEach
-    void tearDown() {
-        scenario.tearDown();
-    }
+    @RegisterExtension
+    static final ScenarioExtension scenarios = new ScenarioExtension(
+            () -> ScenarioCluster.start(EmbeddedCluster.builder().nodes(2).runtime(RuntimeKind.NOOP)));
+    private final ScenarioCluster cluster = scenarios.cluster();
+    private final Scenario scenario = scenarios.newScenario();
 
     @Test
     void aPodWaitsForItsDeviceClassAndIsScheduledOnceItExists() {

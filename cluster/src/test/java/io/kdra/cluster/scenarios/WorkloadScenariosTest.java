@@ -13,11 +13,8 @@ import io.kdra.cluster.RuntimeKind;
 import io.kdra.testdriver.ExamplePlugin;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Deployment whose pods each get a claim from a template, through the Deployment and ReplicaSet controllers, the
@@ -26,32 +23,11 @@ import org.junit.jupiter.api.Test;
  */
 class WorkloadScenariosTest {
 
-    private static ScenarioCluster cluster;
-    private Scenario scenario;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = ScenarioCluster.start(EmbeddedCluster.builder().nodes(2).runtime(RuntimeKind.NOOP));
-        cluster.awaitDriversReady();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void newNamespace() {
-        scenario = cluster.scenario();
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.admin().apps().deployments().inNamespace(scenario.namespace()).delete();
-        scenario.tearDown();
-    }
+    @RegisterExtension
+    static final ScenarioExtension scenarios = new ScenarioExtension(
+            () -> ScenarioCluster.start(EmbeddedCluster.builder().nodes(2).runtime(RuntimeKind.NOOP)));
+    private final ScenarioCluster cluster = scenarios.cluster();
+    private final Scenario scenario = scenarios.newScenario();
 
     @Test
     void aDeploymentWithATemplateClaimScalesUpAndDown() {

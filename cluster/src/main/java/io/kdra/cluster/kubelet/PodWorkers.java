@@ -275,6 +275,10 @@ final class PodWorkers {
                 state.prepared = true;
                 state.prepareBackoff = null;
             } catch (DraManager.DraException e) {
+                if (!running) {
+                    // stop() closed the plugin connections under the call; a stopped kubelet writes nothing
+                    return;
+                }
                 LOG.info("node {}: preparing dynamic resources of pod {} failed: {}", config.nodeName(), state.key(),
                         e.getMessage());
                 event(pod, null, EventRecorder.WARNING, "FailedPrepareDynamicResources",

@@ -50,6 +50,8 @@ public final class Scheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
     private static final int BINDER_THREADS = 8;
     private static final long SYNC_TIMEOUT_SECONDS = 60;
+    /** Upstream's {@code minFeasibleNodesToFind}: in smaller clusters every node is filtered. */
+    private static final int MIN_FEASIBLE_NODES_TO_FIND = 100;
 
     private final KubernetesClient client;
     private final StructuredAllocator allocator;
@@ -285,6 +287,20 @@ public final class Scheduler implements AutoCloseable {
                 chosen = node;
             } else {
                 reasons.merge(reason, 1, Integer::sum);
+            }
+        }
+        if (chosen != null && state != null && nodes.size() < MIN_FEASIBLE_NODES_TO_FIND) {
+            // Upstream filters every node of a cluster this small before choosing one, so a plugin error on any node
+            // (a CEL runtime error) fails the attempt even when another node fits.
+            for (int i = processed; i < nodes.size(); i++) {
+                NodeInfo node = nodes.get((start + i) % nodes.size());
+                String error = NodeFilters.reject(pod, node) == null ? dra.filter(state, node).error() : null;
+                if (error != null) {
+                    nextStartNodeIndex = (start + processed) % nodes.size();
+                    fail(entry, pod, Reporter.SCHEDULER_ERROR, "running \"" + DynamicResources.PLUGIN
+                            + "\" filter plugin: " + error, now);
+                    return;
+                }
             }
         }
         nextStartNodeIndex = (start + processed) % nodes.size();

@@ -6,6 +6,7 @@ import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.ClientCalls;
@@ -106,6 +107,8 @@ final class DraPluginManager {
             }
             ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(endpoint))
                     .channelType(EpollDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                     .eventLoopGroup(host.eventLoops())
                     .executor(host.executor())
                     .usePlaintext()

@@ -5,6 +5,7 @@ import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.ClientCalls;
@@ -240,6 +241,8 @@ final class PluginWatcher {
     private Registered attempt(Path socket, long socketGeneration) throws RegistrationException {
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(host.eventLoops())
                 .executor(host.executor())
                 .usePlaintext()

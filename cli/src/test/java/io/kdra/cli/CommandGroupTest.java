@@ -13,7 +13,7 @@ class CommandGroupTest {
 
     @ParameterizedTest(name = "kdra {0}")
     @CsvSource({"'', 'Usage: kdra ', cluster", "cluster, 'Usage: kdra cluster ', apiserver",
-            "driver, 'Usage: kdra driver ', kubelet-plugin"})
+            "cluster, 'Usage: kdra cluster ', up", "driver, 'Usage: kdra driver ', kubelet-plugin"})
     void runAlonePrintsTheUsageWithTheSubcommands(String args, String usage, String subcommand) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

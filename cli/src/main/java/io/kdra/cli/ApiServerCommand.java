@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -24,6 +25,9 @@ final class ApiServerCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    private Verbosity verbosity;
 
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
             description = "TCP port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
@@ -54,24 +58,29 @@ final class ApiServerCommand implements Callable<Integer> {
         ApiServerConfig config = ApiServerConfig.defaults().withPort(port).withTls(tls)
                 .withKubernetesVersion(kubernetesVersion);
         FeatureGates gates = featureGates(KubernetesVersion.parse(config.kubernetesVersion()));
-        ApiServer server = ApiServer.builder().config(config.withFeatureGates(gates))
-                .celChecker(CelSelectorCompiler.expressionChecker(gates)).build().start();
-        Path written;
-        try {
-            written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
-        } catch (IOException | RuntimeException e) {
-            server.close();
-            throw e;
-        }
         PrintWriter out = spec.commandLine().getOut();
-        out.println("kdra API server listening on " + server.url());
-        out.println("kubeconfig: " + written);
-        out.println("  export KUBECONFIG=" + written);
-        UntilStopped.await(out, "kdra-apiserver-stop", () -> {
+        try (UntilStopped stop = UntilStopped.install("kdra-apiserver-stop", spec.commandLine().getErr())) {
+            ApiServer server = ApiServer.builder().config(config.withFeatureGates(gates))
+                    .celChecker(CelSelectorCompiler.expressionChecker(gates)).build().start();
+            Path written;
+            try {
+                written = server.writeKubeconfig(kubeconfig).toAbsolutePath();
+            } catch (IOException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
+            out.println("kdra API server listening on " + server.url());
+            out.println("kubeconfig: " + written);
+            out.println("  export KUBECONFIG=" + written);
+            out.println("Press Ctrl-C or send SIGTERM to stop.");
+            out.flush();
+            stop.await();
             server.close();
-            return "stopped";
-        });
-        return 0;
+            stop.stopped();
+            out.println("stopped");
+            out.flush();
+            return 0;
+        }
     }
 
     private FeatureGates featureGates(KubernetesVersion version) {

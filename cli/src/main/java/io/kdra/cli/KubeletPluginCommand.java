@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -29,11 +30,15 @@ import picocli.CommandLine.Spec;
             "Serve the DRA test driver's registration and DRA sockets for a kubelet and publish the node's devices"
                     + " as ResourceSlices, until SIGINT or SIGTERM; stopping removes both sockets.",
             "Not supported from upstream: --kube-api-qps, --kube-api-burst, --http-endpoint, --metrics-path,"
-                    + " --pprof-path, --feature-gates, --enable-device-metadata and the logging flags (-v, ...)."})
+                    + " --pprof-path, --feature-gates, --enable-device-metadata and the logging flags (--vmodule, ...;"
+                    + " -v takes no level here)."})
 final class KubeletPluginCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    private Verbosity verbosity;
 
     @Option(names = "--drivername", paramLabel = "NAME", defaultValue = "test-driver.cdi.k8s.io",
             description = "The DRA driver name, also the CDI vendor (default: ${DEFAULT-VALUE}).")
@@ -89,44 +94,51 @@ final class KubeletPluginCommand implements Callable<Integer> {
             err.println("cannot create directory: " + e);
             return 1;
         }
-        KubernetesClient client = config == null ? new KubernetesClientBuilder().build()
-                : new KubernetesClientBuilder().withConfig(config).build();
-        ExamplePlugin driver;
-        try {
-            driver = ExamplePlugin.builder(driverName, cdiDirectory)
-                    .nodeName(nodeName)
-                    .kubernetesClient(client)
-                    .driverResources(DriverResources.of(nodeName, Pool.ofDevices(DriverDevices.numbered(numDevices))))
-                    .pluginOptions(plugin -> plugin
-                            .registrarDirectory(registrationPath)
-                            .pluginDataDirectory(dataDirectory.resolve(driverName))
-                            .nodeV1alpha4(nodeV1alpha4)
-                            .healthV1(true).healthV1beta1(true).healthV1alpha1(true))
-                    .start();
-        } catch (IllegalArgumentException e) {
-            client.close();
-            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-        } catch (IOException e) {
-            client.close();
-            err.println("cannot start the kubelet plugin: " + e);
-            return 1;
-        } catch (RuntimeException e) {
-            client.close();
-            throw e;
-        }
-        KubeletPlugin plugin = driver.kubeletPlugin();
-        PrintWriter out = spec.commandLine().getOut();
-        out.println("kdra test driver " + driverName + " on node " + nodeName + ", serving " + plugin.supportedVersions());
-        out.println("registration socket: " + plugin.registrationSocket());
-        out.println("DRA socket: " + plugin.draSocket());
-        out.println("CDI directory: " + cdiDirectory.toAbsolutePath());
-        out.println("publishing pool " + nodeName + " with " + numDevices + " devices");
-        UntilStopped.await(out, "kdra-driver-stop", () -> {
+        try (UntilStopped stop = UntilStopped.install("kdra-driver-stop", err)) {
+            KubernetesClient client = config == null ? new KubernetesClientBuilder().build()
+                    : new KubernetesClientBuilder().withConfig(config).build();
+            ExamplePlugin driver;
+            try {
+                driver = ExamplePlugin.builder(driverName, cdiDirectory)
+                        .nodeName(nodeName)
+                        .kubernetesClient(client)
+                        .driverResources(DriverResources.of(nodeName,
+                                Pool.ofDevices(DriverDevices.numbered(numDevices))))
+                        .pluginOptions(plugin -> plugin
+                                .registrarDirectory(registrationPath)
+                                .pluginDataDirectory(dataDirectory.resolve(driverName))
+                                .nodeV1alpha4(nodeV1alpha4)
+                                .healthV1(true).healthV1beta1(true).healthV1alpha1(true))
+                        .start();
+            } catch (IllegalArgumentException e) {
+                client.close();
+                throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+            } catch (IOException e) {
+                client.close();
+                err.println("cannot start the kubelet plugin: " + e);
+                return 1;
+            } catch (RuntimeException e) {
+                client.close();
+                throw e;
+            }
+            KubeletPlugin plugin = driver.kubeletPlugin();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("kdra test driver " + driverName + " on node " + nodeName + ", serving "
+                    + plugin.supportedVersions());
+            out.println("registration socket: " + plugin.registrationSocket());
+            out.println("DRA socket: " + plugin.draSocket());
+            out.println("CDI directory: " + cdiDirectory.toAbsolutePath());
+            out.println("publishing pool " + nodeName + " with " + numDevices + " devices");
+            out.println("Press Ctrl-C or send SIGTERM to stop.");
+            out.flush();
+            stop.await();
             driver.stop();
             client.close();
-            return "stopped; removed " + plugin.registrationSocket() + " and " + plugin.draSocket();
-        });
-        return 0;
+            stop.stopped();
+            out.println("stopped; removed " + plugin.registrationSocket() + " and " + plugin.draSocket());
+            out.flush();
+            return 0;
+        }
     }
 
     private Config readKubeconfig() {

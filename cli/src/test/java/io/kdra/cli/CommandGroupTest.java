@@ -13,11 +13,11 @@ class CommandGroupTest {
 
     @ParameterizedTest(name = "kdra {0}")
     @CsvSource({"'', 'Usage: kdra ', cluster", "cluster, 'Usage: kdra cluster ', apiserver",
-            "driver, 'Usage: kdra driver ', kubelet-plugin"})
+            "cluster, 'Usage: kdra cluster ', up", "driver, 'Usage: kdra driver ', kubelet-plugin"})
     void runAlonePrintsTheUsageWithTheSubcommands(String args, String usage, String subcommand) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new Kdra()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        int code = Kdra.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
                 .execute(args.isEmpty() ? new String[0] : new String[] {args});
 
         assertThat(code).isEqualTo(CommandLine.ExitCode.USAGE);

@@ -88,6 +88,19 @@ final class KdraProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Waits for the command to end by itself and returns its exit code. */
+    int waitFor() throws InterruptedException, IOException {
+        if (!process.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError("the command did not end within " + PATIENCE + "; stderr:\n" + stderr());
+        }
+        return process.exitValue();
+    }
+
+    /** The processes the command has started and that still run: a cluster's container processes, for example. */
+    List<ProcessHandle> descendants() {
+        return process.descendants().toList();
+    }
+
     String stderr() throws IOException {
         return Files.exists(stderr) ? Files.readString(stderr) : "";
     }

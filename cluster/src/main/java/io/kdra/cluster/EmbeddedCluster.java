@@ -40,6 +40,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +93,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         return new Builder();
     }
 
-    private void startComponents() {
+    private void startComponents(Consumer<String> progress) {
         FeatureGates gates = config.featureGates();
         KubeControllerManager controllers = KubeControllerManager.builder(client(user("system:kube-controller-manager"), "kube-controller-manager"))
                 .timing(config.timing()).featureGates(gates).build();
@@ -104,13 +105,17 @@ public final class EmbeddedCluster implements AutoCloseable {
                 SCHEDULER_NAME);
         stopOrder.add(scheduler);
         scheduler.start();
+        progress.accept("scheduler and controllers running");
         kubeletHost = KubeletHost.create();
         List<CompletableFuture<Void>> starting = new ArrayList<>();
         int index = 0;
         for (NodeSpec spec : config.nodes()) {
             ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
             nodes.put(spec.name(), node);
-            starting.add(CompletableFuture.runAsync(node::startKubelet));
+            starting.add(CompletableFuture.runAsync(() -> {
+                node.startKubelet();
+                progress.accept("node " + spec.name() + " Ready");
+            }));
         }
         try {
             CompletableFuture.allOf(starting.toArray(CompletableFuture[]::new)).join();
@@ -287,6 +292,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         private RuntimeKind runtime = RuntimeKind.PROCESS;
         private Path baseDirectory;
         private boolean tls = true;
+        private Consumer<String> progress = line -> {};
 
         private Builder() {}
 
@@ -348,6 +354,15 @@ public final class EmbeddedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Told what is up as {@link #start()} goes on, for a user watching it: {@code API server <url>},
+         * {@code scheduler and controllers running}, {@code node <name> Ready}; called from any thread.
+         */
+        public Builder progress(Consumer<String> progress) {
+            this.progress = Objects.requireNonNull(progress, "progress");
+            return this;
+        }
+
         public ClusterConfig config() {
             List<NodeSpec> specs = new ArrayList<>(nodes);
             if (specs.isEmpty()) {
@@ -376,9 +391,10 @@ public final class EmbeddedCluster implements AutoCloseable {
                             .withFeatureGates(config.featureGates()))
                     .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()))
                     .build().start();
+            progress.accept("API server " + server.url());
             EmbeddedCluster cluster = new EmbeddedCluster(config, base, server);
             try {
-                cluster.startComponents();
+                cluster.startComponents(progress);
             } catch (RuntimeException e) {
                 try {
                     cluster.close();

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -125,7 +126,11 @@ class EmbeddedClusterTest {
 
     @Test
     void closeRemovesTheNodeDirectoriesAndStopsEverything() throws Exception {
-        try (EmbeddedCluster other = EmbeddedCluster.builder().nodes(1).runtime(RuntimeKind.NOOP).start()) {
+        List<String> progress = new CopyOnWriteArrayList<>();
+        try (EmbeddedCluster other = EmbeddedCluster.builder().nodes(1).runtime(RuntimeKind.NOOP)
+                .progress(progress::add).start()) {
+            assertThat(progress).containsExactly("API server " + other.url(), "scheduler and controllers running",
+                    "node node-1 Ready");
             assertThat(other.node("node-1").rootDirectory()).startsWith(other.baseDirectory());
             assertThat(other.baseDirectory().toString().length()).isLessThanOrEqualTo("/tmp/kdra-xxxxxx".length());
             other.close();

@@ -4,6 +4,7 @@ import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -112,6 +113,8 @@ final class GrpcSocketServer {
             EventLoopGroup eventLoops, Executor executor) throws IOException {
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socketPath.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)
                 .bossEventLoopGroup(eventLoops)
                 .workerEventLoopGroup(eventLoops)
                 .executor(executor);

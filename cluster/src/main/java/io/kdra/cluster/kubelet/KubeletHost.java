@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -80,6 +81,8 @@ public final class KubeletHost implements AutoCloseable {
     ManagedChannel dial(String socketPath) {
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socketPath))
                 .channelType(EpollDomainSocketChannel.class)
+                // gRPC asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(eventLoops)
                 .executor(executor)
                 .usePlaintext()

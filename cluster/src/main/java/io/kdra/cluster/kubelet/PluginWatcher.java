@@ -238,10 +238,12 @@ final class PluginWatcher {
     }
 
     private Registered attempt(Path socket, long socketGeneration) throws RegistrationException {
+        // This thread waits for the dial; the state callbacks that end the wait must not need a pool thread, or
+        // as many registrations at once as the pool has threads stall until the dial timeout. They are cheap.
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
                 .eventLoopGroup(host.eventLoops())
-                .executor(host.executor())
+                .directExecutor()
                 .usePlaintext()
                 .build();
         try {

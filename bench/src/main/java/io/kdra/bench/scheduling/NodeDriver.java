@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.cluster.ClusterNode;
 import io.kdra.plugin.ClaimRef;
 import io.kdra.plugin.DraPlugin;
@@ -38,6 +39,8 @@ final class NodeDriver implements DraPlugin, AutoCloseable {
 
     private final String nodeName;
     private final KubeletPlugin plugin;
+    private final KubernetesClient client;
+    private final int devices;
 
     private NodeDriver(ClusterNode node, KubernetesClient client, int devices) throws IOException {
         this.nodeName = node.name();
@@ -48,7 +51,28 @@ final class NodeDriver implements DraPlugin, AutoCloseable {
                 .registrarDirectory(node.pluginsRegistryDirectory())
                 .pluginDataDirectory(node.pluginsDirectory().resolve(DRIVER))
                 .start();
-        client.resources(ResourceSlice.class).resource(slice(node.name(), devices)).create();
+        this.client = client;
+        this.devices = devices;
+        publish();
+    }
+
+    /**
+     * Creates the node's ResourceSlice unless it exists. A kubelet wipes its node's slices when it starts, so under
+     * load a slice created just after the kubelet started may be wiped late; the benchmark publishes again until
+     * every slice is there (a real driver's publisher watches its slices for the same reason).
+     */
+    void publish() {
+        try {
+            client.resources(ResourceSlice.class).resource(slice(nodeName, devices)).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    String nodeName() {
+        return nodeName;
     }
 
     /** Starts the driver on the node: writes its CDI spec, serves the kubelet's sockets, publishes its slice. */

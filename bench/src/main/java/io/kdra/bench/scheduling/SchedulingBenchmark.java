@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.cluster.ClusterNode;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.cluster.RuntimeKind;
+import io.kdra.cluster.Timing;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -31,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Runs a scheduler_perf-shaped DRA {@link Workload} on a whole {@link EmbeddedCluster}: the resourceclaim controller
@@ -42,7 +45,7 @@ import java.util.function.Consumer;
  *
  * <pre>{@code
  * Result result = SchedulingBenchmark.run(new Options(Workload.named("5000pods_500nodes").orElseThrow(),
- *         RuntimeKind.NOOP, 8, progress -> System.err.println(progress.line())));
+ *         RuntimeKind.NOOP, Timing.REAL, 8, progress -> System.err.println(progress.line())));
  * }</pre>
  */
 public final class SchedulingBenchmark {
@@ -54,14 +57,18 @@ public final class SchedulingBenchmark {
     private static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
 
     /**
+     * @param timing the cluster's delays; {@link Timing#REAL} for a benchmark: the fast profile's 1-second Lease
+     *     renewals and reconcile periods cost 500 writes a second on 500 nodes, which no real cluster does
      * @param creators threads creating (and in steady state deleting) pods, as scheduler_perf's pod creation; each
      *     waits for the API server's answer before the next request
      * @param progress called about once a second, on a thread of its own
      */
-    public record Options(Workload workload, RuntimeKind runtime, int creators, Consumer<Progress> progress) {
+    public record Options(Workload workload, RuntimeKind runtime, Timing timing, int creators,
+            Consumer<Progress> progress) {
         public Options {
             Objects.requireNonNull(workload, "workload");
             Objects.requireNonNull(runtime, "runtime");
+            Objects.requireNonNull(timing, "timing");
             if (creators < 1) {
                 throw new IllegalArgumentException("creators must be at least 1, got " + creators);
             }
@@ -98,7 +105,7 @@ public final class SchedulingBenchmark {
     /** Peak heap in use (sampled each second) and the heap still in use after a full GC at the end. */
     public record Memory(long peakHeapUsedMb, long heapAfterGcMb) {}
 
-    public record Result(String workload, String description, String runtime, Machine machine,
+    public record Result(String workload, String description, String runtime, String timing, Machine machine,
             double clusterStartSeconds, double driversReadySeconds, double initSeconds, Measured measured, Cpu cpu,
             Memory memory) {}
 
@@ -139,7 +146,7 @@ public final class SchedulingBenchmark {
         List<NodeDriver> drivers = Collections.synchronizedList(new ArrayList<>());
         long begin = System.nanoTime();
         EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(workload.nodes()).runtime(options.runtime())
-                .start();
+                .timing(options.timing()).start();
         ExecutorService creators = Executors.newFixedThreadPool(options.creators(), r -> {
             Thread thread = new Thread(r, "kdra-bench-creator");
             thread.setDaemon(true);
@@ -182,7 +189,8 @@ public final class SchedulingBenchmark {
             Machine machine = new Machine(Runtime.getRuntime().availableProcessors(), loadAtStart,
                     os.getSystemLoadAverage(), Runtime.version().toString(),
                     memory.getHeapMemoryUsage().getMax() >> 20);
-            return new Result(workload.fullName(), workload.describe(), options.runtime().cliName(), machine,
+            return new Result(workload.fullName(), workload.describe(), options.runtime().cliName(),
+                    options.timing() == Timing.REAL ? "real-timing" : "fast", machine,
                     round(clusterStart), round(driversReady), round(initSeconds), measured, cpu, heap);
         } finally {
             sampler.shutdownNow();
@@ -270,13 +278,20 @@ public final class SchedulingBenchmark {
     private void awaitSlicesAndRegistration(KubernetesClient admin, List<NodeDriver> drivers)
             throws InterruptedException {
         long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos();
-        while (drivers.stream().filter(NodeDriver::isRegistered).count() < workload.nodes()
-                || admin.resources(ResourceSlice.class).list().getItems().size() < workload.nodes()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("drivers not registered with every kubelet within "
-                        + STALL_TIMEOUT.toSeconds() + " s");
+        while (true) {
+            long registered = drivers.stream().filter(NodeDriver::isRegistered).count();
+            Set<String> published = admin.resources(ResourceSlice.class).list().getItems().stream()
+                    .map(slice -> slice.getSpec().getNodeName()).collect(Collectors.toSet());
+            if (registered == workload.nodes() && published.size() == workload.nodes()) {
+                return;
             }
-            Thread.sleep(50);
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(String.format("within %d s, %d of %d drivers registered with their"
+                        + " kubelet and %d published their ResourceSlice", STALL_TIMEOUT.toSeconds(), registered,
+                        workload.nodes(), published.size()));
+            }
+            drivers.stream().filter(driver -> !published.contains(driver.nodeName())).forEach(NodeDriver::publish);
+            Thread.sleep(500);
         }
     }
 

@@ -3,6 +3,7 @@ package io.kdra.bench.scheduling;
 import io.kdra.cluster.ClusterNode;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.cluster.RuntimeKind;
+import io.kdra.cluster.Timing;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,8 @@ public final class StartBenchmark {
      * @param runs how many clusters are started one after the other (each closed before the next)
      * @param eachRun called with each run's seconds
      */
-    public static Result run(int nodes, int runs, boolean withDrivers, RuntimeKind runtime, Consumer<Double> eachRun)
+    public static Result run(int nodes, int runs, boolean withDrivers, RuntimeKind runtime, Timing timing,
+            Consumer<Double> eachRun)
             throws Exception {
         var os = ManagementFactory.getOperatingSystemMXBean();
         double loadAtStart = os.getSystemLoadAverage();
@@ -47,7 +49,8 @@ public final class StartBenchmark {
         for (int run = 0; run < runs; run++) {
             long begin = System.nanoTime();
             List<NodeDriver> drivers = new ArrayList<>();
-            try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(nodes).runtime(runtime).start()) {
+            try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(nodes).runtime(runtime).timing(timing)
+                    .start()) {
                 try {
                     if (withDrivers) {
                         for (ClusterNode node : cluster.nodes()) {

@@ -194,6 +194,8 @@ public final class SchedulingBenchmark {
                     round(clusterStart), round(driversReady), round(initSeconds), measured, cpu, heap);
         } finally {
             sampler.shutdownNow();
+            creators.shutdown();
+            creators.awaitTermination(30, TimeUnit.SECONDS);
             creators.shutdownNow();
             if (tracker != null) {
                 tracker.close();

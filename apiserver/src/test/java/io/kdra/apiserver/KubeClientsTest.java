@@ -65,6 +65,18 @@ class KubeClientsTest {
     }
 
     @Test
+    void clientsShareOneSerializationSoTheModelIsIntrospectedOnce() {
+        try (KubeClients clients = KubeClients.create()) {
+            KubernetesClient first = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
+            KubernetesClient second = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
+            assertThat(second.getKubernetesSerialization()).isSameAs(first.getKubernetesSerialization());
+            first.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withName("shared-serialization")
+                    .endMetadata().withData(Map.of("k", "v")).build()).create();
+            assertThat(second.configMaps().withName("shared-serialization").get().getData()).containsEntry("k", "v");
+        }
+    }
+
+    @Test
     void closeClosesEveryClientItBuiltAndAClientMayBeClosedFirst() {
         KubernetesClient early;
         KubernetesClient late;

@@ -13,7 +13,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = KdraVersion.class,
         description = "Kubernetes Dynamic Resource Allocation end-to-end testing.",
-        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class, DriverCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class, DriverCommand.class, BenchCommand.class})
 public final class Kdra extends CommandGroup {
 
     public static void main(String[] args) {

@@ -79,14 +79,25 @@ public final class KubeletHost implements AutoCloseable {
 
     /** A gRPC channel (plaintext, as the kubelet's) to a Unix socket, on the shared event loop and pool. */
     ManagedChannel dial(String socketPath) {
+        return channelTo(socketPath).executor(executor).build();
+    }
+
+    /**
+     * A channel whose callbacks run on its event loop: for a thread that blocks until the channel is ready, whose
+     * state callbacks must not need a pool thread, or as many registrations at once as the pool has threads would
+     * stall until the dial timeout. The callbacks are cheap.
+     */
+    ManagedChannel dialDirect(String socketPath) {
+        return channelTo(socketPath).directExecutor().build();
+    }
+
+    private NettyChannelBuilder channelTo(String socketPath) {
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socketPath))
                 .channelType(EpollDomainSocketChannel.class)
                 // gRPC asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
                 .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(eventLoops)
-                .executor(executor)
-                .usePlaintext()
-                .build();
+                .usePlaintext();
     }
 
     /**

@@ -234,7 +234,7 @@ final class PluginWatcher {
     }
 
     private Registered attempt(Path socket, long socketGeneration) throws RegistrationException {
-        ManagedChannel channel = host.dial(socket.toString());
+        ManagedChannel channel = host.dialDirect(socket.toString());
         try {
             awaitReady(channel, socket);
             Duration callTimeout = config.timing().registrationCallTimeout();

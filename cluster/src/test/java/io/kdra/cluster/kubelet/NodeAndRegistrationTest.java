@@ -64,6 +64,33 @@ class NodeAndRegistrationTest {
                 .withName(node.name()).get().getSpec().getRenewTime().isAfter(renewed));
     }
 
+    /**
+     * Registration waits for the dial on a thread of the shared pool; the channel's state callbacks must not need a
+     * thread of that pool too, or as many registrations at once as the pool has threads would each wait for a callback
+     * that cannot run (500 nodes' drivers registering at once did).
+     */
+    @Test
+    void registersAPluginOnAHostWithOneThread() throws Exception {
+        try (KubeletHost single = KubeletHost.create(1)) {
+            String name = fixture.uniqueNodeName();
+            KubeletConfig config = KubeletConfig.of(name, fixture.base.resolve(name),
+                    io.kdra.kube.KubernetesVersion.parse("1.34"));
+            var runtime = new io.kdra.cluster.runtime.NoopRuntime(config.cdiDirectory(),
+                    config.rootDirectory().resolve("containers"));
+            SimulatedKubelet kubelet = new SimulatedKubelet(config, fixture.nodeClient(name), runtime, single);
+            try {
+                kubelet.start();
+                ExamplePlugin driver = fixture.driver(new KubeletFixture.Node(name, kubelet, runtime),
+                        "one-thread.example.com");
+                await().atMost(WAIT).until(driver::isRegistered);
+                driver.stop();
+            } finally {
+                kubelet.close();
+                runtime.close();
+            }
+        }
+    }
+
     @Test
     void kubelet134FollowsThePluginsOrderOfV1AndV1beta1() throws Exception {
         KubeletFixture.Node node = fixture.kubelet("1.34");

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -17,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds fabric8 clients that share one Vert.x instance, so a cluster of many API clients (a scheduler, controllers,
- * a kubelet per node, a driver per node) runs on one small event-loop group instead of one per client.
+ * Builds fabric8 clients that share one Vert.x instance and one JSON (de)serialization, so a cluster of many API
+ * clients (a scheduler, controllers, a kubelet per node, a driver per node) runs on one small event-loop group instead
+ * of one per client, and builds and keeps the model's Jackson (de)serializers once.
  *
  * <p>fabric8's Vert.x 5 HTTP client creates a Vert.x instance per client unless its factory is given one; with one
  * given it neither creates nor closes it. {@link #close()} closes every client built here, then the Vert.x instance.
@@ -32,6 +34,9 @@ public final class KubeClients implements AutoCloseable {
 
     private final Vertx vertx;
     private final Vertx5HttpClientFactory httpClients;
+    // fabric8 builds its Jackson (de)serializers per KubernetesSerialization, and each client makes its own: with a
+    // client per node that meant introspecting Pod, Node, Lease ... again for every node, and keeping every copy.
+    private final KubernetesSerialization serialization = new KubernetesSerialization();
     private final List<KubernetesClient> clients = new ArrayList<>();
     private boolean closed;
 
@@ -79,7 +84,8 @@ public final class KubeClients implements AutoCloseable {
                 throw new IllegalStateException("these clients are closed");
             }
             KubernetesClient client =
-                    new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(httpClients).build();
+                    new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(httpClients)
+                            .withKubernetesSerialization(serialization).build();
             clients.add(client);
             return client;
         }

@@ -13,7 +13,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = KdraVersion.class,
         description = "Kubernetes Dynamic Resource Allocation end-to-end testing.",
-        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class, DriverCommand.class, BenchCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, ClusterCommand.class, E2eCommand.class, DriverCommand.class,
+                BenchCommand.class})
 public final class Kdra extends CommandGroup {
 
     public static void main(String[] args) {

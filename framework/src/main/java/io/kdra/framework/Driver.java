@@ -8,6 +8,7 @@ import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Slice;
 import io.kdra.testdriver.CallMatcher;
 import io.kdra.testdriver.ExamplePlugin;
+import io.kdra.testdriver.GrpcCall;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,6 +55,8 @@ public final class Driver {
     private boolean nodeV1 = true;
     private boolean withKubelet = true;
     private boolean expectResourceSliceRemoval = true;
+    /** How many of each node's latest gRPC calls a failure report shows. */
+    private static final int RECENT_CALLS = 20;
     private final Map<String, NodePlugin> nodes = Collections.synchronizedMap(new TreeMap<>());
     private final Map<MethodInstance, AtomicLong> callCounts = FaultInjector.newCallCounts();
     private final Set<MethodInstance> failing = ConcurrentHashMap.newKeySet();
@@ -90,8 +93,22 @@ public final class Driver {
 
     private void initName() {
         if (name == null) {
-            name = framework.namespace() + nameSuffix + ".k8s.io";
+            name(framework.namespace() + nameSuffix + ".k8s.io");
         }
+    }
+
+    private String recentCalls() {
+        StringBuilder calls = new StringBuilder();
+        nodes().forEach((nodeName, plugin) -> {
+            List<GrpcCall> all = plugin.grpcCalls();
+            List<GrpcCall> recent = all.subList(Math.max(0, all.size() - RECENT_CALLS), all.size());
+            for (GrpcCall call : recent) {
+                calls.append(nodeName).append(' ').append(call.fullMethod()).append(' ')
+                        .append(call.inProgress() ? "in progress" : call.failed() ? "failed: " + call.error() : "OK")
+                        .append('\n');
+            }
+        });
+        return calls.toString();
     }
 
     /** A different driver in the same namespace: changes the driver, class, pod and claim names. */
@@ -155,6 +172,9 @@ public final class Driver {
 
     /** Sets the driver name instead of {@code <namespace><nameSuffix>.k8s.io}; before the driver runs. */
     public Driver name(String driverName) {
+        if (this.name == null) {
+            framework.diagnostic("recent gRPC calls of driver " + driverName + instanceSuffix, this::recentCalls);
+        }
         this.name = driverName;
         return this;
     }

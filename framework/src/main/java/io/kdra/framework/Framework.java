@@ -13,9 +13,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * After the spec, cleanups run last-registered first; a cleanup that fails does not stop the others. When the spec
- * failed, the namespace's pods, claims, templates and events are written to the log first.
+ * failed, a {@link FailureReport} (last step, the namespace's pods, claims, templates and events, the registered
+ * diagnostics) is collected and logged first.
  */
 public final class Framework {
 
@@ -48,10 +52,16 @@ public final class Framework {
     private record NamedStep(String what, Step step) {
     }
 
+    private record Diagnostic(String title, Supplier<String> content) {
+    }
+
     private final String baseName;
     private final List<NamedStep> beforeEach = new ArrayList<>();
     private final Deque<NamedStep> cleanups = new ArrayDeque<>();
     private final List<String> errors = new ArrayList<>();
+    private final List<Diagnostic> diagnostics = new ArrayList<>();
+    private volatile String lastStep;
+    private FailureReport failureReport;
     private ClusterBackend backend;
     private String namespace;
     private String specName;
@@ -96,9 +106,25 @@ public final class Framework {
         }
     }
 
-    /** Logs a step of the spec, as {@code ginkgo.By}. */
+    /** Logs a step of the spec, as {@code ginkgo.By}; a failure report names the last one. */
     public void by(String step) {
+        lastStep = step;
         LOG.info("STEP: {}", step);
+    }
+
+    /**
+     * Adds a section to the report of a failed spec, for state only the caller knows (a driver's gRPC calls); the
+     * content is computed when the spec has failed, before the cleanups run.
+     */
+    public void diagnostic(String title, Supplier<String> content) {
+        synchronized (diagnostics) {
+            diagnostics.add(new Diagnostic(title, content));
+        }
+    }
+
+    /** What was found when the spec failed, before the cleanups ran; empty while it has not failed. */
+    public Optional<FailureReport> failureReport() {
+        return Optional.ofNullable(failureReport);
     }
 
     /** The spec's namespace. */
@@ -162,7 +188,8 @@ public final class Framework {
      */
     void tearDown(Throwable specFailure) {
         if (specFailure != null && namespace != null) {
-            dumpNamespace();
+            failureReport = collectFailureReport();
+            LOG.warn("{} failed\n{}", specName, failureReport.render());
         }
         List<Throwable> failures = new ArrayList<>();
         while (true) {
@@ -194,37 +221,54 @@ public final class Framework {
         throw error;
     }
 
-    private void dumpNamespace() {
+    private FailureReport collectFailureReport() {
         KubernetesClient client = backend.adminClient();
-        StringBuilder dump = new StringBuilder("namespace ").append(namespace).append(" after the failure of ")
-                .append(specName).append('\n');
+        StringBuilder objects = new StringBuilder();
+        StringBuilder events = new StringBuilder();
         try {
             for (Pod pod : client.pods().inNamespace(namespace).list().getItems()) {
-                dump.append("Pod ").append(pod.getMetadata().getName()).append(": ")
+                objects.append("Pod ").append(pod.getMetadata().getName()).append(" on ")
+                        .append(pod.getSpec().getNodeName()).append(": ")
                         .append(Serialization.asJson(pod.getStatus())).append('\n');
             }
             for (ResourceClaim claim : client.resources(ResourceClaim.class).inNamespace(namespace).list()
                     .getItems()) {
-                dump.append("ResourceClaim ").append(claim.getMetadata().getName()).append(": finalizers ")
+                objects.append("ResourceClaim ").append(claim.getMetadata().getName()).append(": finalizers ")
                         .append(claim.getMetadata().getFinalizers()).append(", spec ")
                         .append(Serialization.asJson(claim.getSpec())).append(", status ")
                         .append(Serialization.asJson(claim.getStatus())).append('\n');
             }
             for (ResourceClaimTemplate template : client.resources(ResourceClaimTemplate.class)
                     .inNamespace(namespace).list().getItems()) {
-                dump.append("ResourceClaimTemplate ").append(template.getMetadata().getName()).append('\n');
+                objects.append("ResourceClaimTemplate ").append(template.getMetadata().getName()).append('\n');
             }
             client.v1().events().inNamespace(namespace).list().getItems().stream()
                     .sorted(Comparator.comparing(Framework::eventTime))
-                    .forEach(event -> dump.append("Event ").append(eventTime(event)).append(' ')
+                    .forEach(event -> events.append(eventTime(event)).append(' ')
                             .append(event.getType()).append(' ').append(event.getReason()).append(' ')
                             .append(event.getInvolvedObject().getKind()).append('/')
                             .append(event.getInvolvedObject().getName()).append(": ").append(event.getMessage())
                             .append('\n'));
         } catch (KubernetesClientException e) {
-            dump.append("(dump incomplete: ").append(e.getMessage()).append(")\n");
+            objects.append("(incomplete: ").append(e.getMessage()).append(")\n");
         }
-        LOG.warn("{}", dump);
+        Map<String, String> sections = new LinkedHashMap<>();
+        sections.put("objects in namespace " + namespace, objects.toString());
+        sections.put("events in namespace " + namespace, events.toString());
+        List<Diagnostic> registered;
+        synchronized (diagnostics) {
+            registered = List.copyOf(diagnostics);
+        }
+        for (Diagnostic diagnostic : registered) {
+            String content;
+            try {
+                content = diagnostic.content().get();
+            } catch (RuntimeException e) {
+                content = "(not available: " + e + ")\n";
+            }
+            sections.put(diagnostic.title(), content);
+        }
+        return new FailureReport(lastStep, sections);
     }
 
     private static String eventTime(Event event) {

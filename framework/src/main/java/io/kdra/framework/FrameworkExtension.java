@@ -4,6 +4,9 @@ import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,6 +22,14 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     /** System property: run against the cluster of this kubeconfig instead of an embedded cluster. */
     public static final String KUBECONFIG_PROPERTY = "kdra.e2e.kubeconfig";
+    /** The report entry a failed spec publishes: its {@link FailureReport}, rendered. */
+    public static final String FAILURE_REPORT_KEY = "kdra.failureReport";
+    private static final String SERIAL = "Serial";
+    /**
+     * Specs tagged {@code Serial} run alone when specs run in parallel, as ginkgo runs {@code [Serial]} specs: they
+     * take the write lock, every other spec a read lock. Fair, so that a waiting Serial spec is not starved.
+     */
+    private static final ReadWriteLock SPECS = new ReentrantReadWriteLock(true);
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(FrameworkExtension.class);
 
     /** A backend, or why it could not start, so that a broken configuration fails every spec at once. */
@@ -33,6 +44,9 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
+        Lock lock = context.getTags().contains(SERIAL) ? SPECS.writeLock() : SPECS.readLock();
+        lock.lock();
+        context.getStore(STORE).put(Lock.class, lock);
         Framework framework = framework(context);
         String name = SpecNames.fullName(context.getRequiredTestClass(), context.getRequiredTestMethod());
         framework.setUp(backend(context), name);
@@ -40,8 +54,18 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     @Override
     public void afterEach(ExtensionContext context) {
-        framework(context).tearDown(context.getExecutionException()
-                .filter(failure -> !(failure instanceof TestAbortedException)).orElse(null));
+        Framework framework = framework(context);
+        try {
+            framework.tearDown(context.getExecutionException()
+                    .filter(failure -> !(failure instanceof TestAbortedException)).orElse(null));
+        } finally {
+            framework.failureReport().ifPresent(report -> context.publishReportEntry(FAILURE_REPORT_KEY,
+                    report.render()));
+            Lock lock = context.getStore(STORE).remove(Lock.class, Lock.class);
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
     }
 
     private static ClusterBackend backend(ExtensionContext context) {

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.client.Informers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,8 +105,8 @@ public final class Nodes {
     }
 
     private void watchClaims() {
-        SharedIndexInformer<ResourceClaim> informer = framework.client().resources(ResourceClaim.class)
-                .inNamespace(framework.namespace()).inform(new ResourceEventHandler<>() {
+        SharedIndexInformer<ResourceClaim> informer = Informers.inform(framework.client()
+                .resources(ResourceClaim.class).inNamespace(framework.namespace()), new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(ResourceClaim claim) {
                         validate(claim);

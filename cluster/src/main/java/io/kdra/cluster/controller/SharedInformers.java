@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.client.Informers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -45,14 +46,14 @@ public final class SharedInformers implements AutoCloseable {
     @SuppressWarnings("unchecked")
     synchronized <T extends HasMetadata> SharedIndexInformer<T> informer(Class<T> type) {
         return (SharedIndexInformer<T>) informers.computeIfAbsent(type.getName(),
-                key -> client.resources(type).inAnyNamespace().runnableInformer(0));
+                key -> Informers.retrying(client.resources(type).inAnyNamespace()));
     }
 
     /** @return the informer on the objects of the type in one namespace */
     @SuppressWarnings("unchecked")
     synchronized <T extends HasMetadata> SharedIndexInformer<T> informer(Class<T> type, String namespace) {
         return (SharedIndexInformer<T>) informers.computeIfAbsent(type.getName() + "@" + namespace,
-                key -> client.resources(type).inNamespace(namespace).runnableInformer(0));
+                key -> Informers.retrying(client.resources(type).inNamespace(namespace)));
     }
 
     /** @return the informer on a kind served in a version the typed model does not name (see DeviceTaintRules) */
@@ -62,8 +63,8 @@ public final class SharedInformers implements AutoCloseable {
                 context.getGroup() + "/" + context.getVersion() + "/" + context.getPlural(),
                 key -> {
                     var resources = client.genericKubernetesResources(context);
-                    return context.isNamespaceScoped() ? resources.inAnyNamespace().runnableInformer(0)
-                            : resources.runnableInformer(0);
+                    return context.isNamespaceScoped() ? Informers.retrying(resources.inAnyNamespace())
+                            : Informers.retrying(resources);
                 });
     }
 

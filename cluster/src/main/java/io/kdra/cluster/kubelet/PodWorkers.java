@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.client.Informers;
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.runtime.ContainerConfig;
@@ -77,8 +78,8 @@ final class PodWorkers {
         for (RunningContainer container : runtime.running()) {
             adopted.computeIfAbsent(container.config().podUid(), uid -> new ArrayList<>()).add(container);
         }
-        informer = client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName())
-                .inform(new ResourceEventHandler<>() {
+        informer = Informers.inform(client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName()),
+                new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(Pod pod) {
                         upsert(pod);
@@ -93,7 +94,7 @@ final class PodWorkers {
                     public void onDelete(Pod pod, boolean finalStateUnknown) {
                         removedFromApi(pod);
                     }
-                }, 0);
+                });
         long period = config.timing().reconcilePeriod().toMillis();
         reconcile = host.executor().scheduleWithFixedDelay(this::reconcile, 0, period, TimeUnit.MILLISECONDS);
     }

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.client.Informers;
 import io.kdra.allocator.StructuredAllocator;
 import io.kdra.cluster.Timing;
 import java.util.ArrayList;
@@ -100,16 +101,18 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalStateException("the scheduler is already started");
         }
         running = true;
-        inform(client.nodes().inform(handler(this::nodeChanged, this::nodeDeleted), 0));
-        inform(client.resources(DeviceClass.class).inform(handler(this::classChanged, this::classDeleted), 0));
-        inform(client.resources(ResourceSlice.class).inform(handler(this::sliceChanged, this::sliceDeleted), 0));
+        inform(Informers.inform(client.nodes(), handler(this::nodeChanged, this::nodeDeleted)));
+        inform(Informers.inform(client.resources(DeviceClass.class),
+                handler(this::classChanged, this::classDeleted)));
+        inform(Informers.inform(client.resources(ResourceSlice.class),
+                handler(this::sliceChanged, this::sliceDeleted)));
         if (allocator.features().deviceTaints() && allocator.features().deviceTaintRules()) {
             inform(taintRuleInformer());
         }
-        inform(client.resources(ResourceClaim.class).inAnyNamespace()
-                .inform(handler(this::claimChanged, this::claimDeleted), 0));
-        inform(client.pods().inAnyNamespace().withField("spec.nodeName", "")
-                .inform(handler(this::podChanged, this::podDeleted), 0));
+        inform(Informers.inform(client.resources(ResourceClaim.class).inAnyNamespace(),
+                handler(this::claimChanged, this::claimDeleted)));
+        inform(Informers.inform(client.pods().inAnyNamespace().withField("spec.nodeName", ""),
+                handler(this::podChanged, this::podDeleted)));
         for (SharedIndexInformer<?> informer : informers) {
             try {
                 informer.start().toCompletableFuture().get(SYNC_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -149,12 +152,14 @@ public final class Scheduler implements AutoCloseable {
      */
     private SharedIndexInformer<?> taintRuleInformer() {
         if (client.supports(DeviceTaintRule.class)) {
-            return client.resources(DeviceTaintRule.class).inform(handler(this::ruleChanged, this::ruleDeleted), 0);
+            return Informers.inform(client.resources(DeviceTaintRule.class),
+                    handler(this::ruleChanged, this::ruleDeleted));
         }
         Function<io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule, DeviceTaintRule> asV1 =
                 rule -> client.getKubernetesSerialization().convertValue(rule, DeviceTaintRule.class);
-        return client.resources(io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule.class).inform(
-                handler(rule -> ruleChanged(asV1.apply(rule)), rule -> ruleDeleted(asV1.apply(rule))), 0);
+        return Informers.inform(
+                client.resources(io.fabric8.kubernetes.api.model.resource.v1beta2.DeviceTaintRule.class),
+                handler(rule -> ruleChanged(asV1.apply(rule)), rule -> ruleDeleted(asV1.apply(rule))));
     }
 
     private void inform(SharedIndexInformer<?> informer) {

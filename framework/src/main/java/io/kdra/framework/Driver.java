@@ -7,6 +7,7 @@ import io.kdra.plugin.KubeletPlugin;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Slice;
 import io.kdra.testdriver.CallMatcher;
+import io.kdra.testdriver.CallRecorder;
 import io.kdra.testdriver.ExamplePlugin;
 import io.kdra.testdriver.GrpcCall;
 import java.io.IOException;
@@ -57,6 +58,7 @@ public final class Driver {
     private boolean expectResourceSliceRemoval = true;
     /** How many of each node's latest gRPC calls a failure report shows. */
     private static final int RECENT_CALLS = 20;
+    private PluginFactory pluginFactory;
     private final Map<String, NodePlugin> nodes = Collections.synchronizedMap(new TreeMap<>());
     private final Map<MethodInstance, AtomicLong> callCounts = FaultInjector.newCallCounts();
     private final Set<MethodInstance> failing = ConcurrentHashMap.newKeySet();
@@ -167,6 +169,15 @@ public final class Driver {
     /** Whether the last cleanup waits until the driver's ResourceSlices are gone; default true. */
     public Driver expectResourceSliceRemoval(boolean enabled) {
         this.expectResourceSliceRemoval = enabled;
+        return this;
+    }
+
+    /**
+     * Runs the spec's own plugin on every node instead of the test driver (see {@link PluginFactory}); before the
+     * driver runs.
+     */
+    public Driver plugin(PluginFactory factory) {
+        this.pluginFactory = factory;
         return this;
     }
 
@@ -297,14 +308,33 @@ public final class Driver {
         KubernetesClient client = access.driverClient(framework.namespace(), serviceAccountName());
         FaultInjector injector = new FaultInjector(nodeName, callCounts, failing);
         String instanceUid = UUID.randomUUID().toString();
+        if (pluginFactory != null) {
+            startOwnPlugin(onNodes, nodeName, nodeResources, access, client, injector, instanceUid);
+            return;
+        }
         ExamplePlugin.Builder builder = ExamplePlugin.builder(name, access.cdiFiles())
                 .nodeName(nodeName)
                 .kubernetesClient(client)
                 .driverResources(nodeResources)
                 .pluginOptions(plugin -> configure(plugin, access, onNodes, injector, instanceUid));
         ExamplePlugin plugin = builder.start();
-        nodes.put(nodeName, new NodePlugin(nodeName, plugin, client));
+        nodes.put(nodeName, NodePlugin.testDriver(nodeName, plugin, client));
         cleanup.add(plugin::stop);
+    }
+
+    private void startOwnPlugin(Nodes onNodes, String nodeName, DriverResources nodeResources, NodeAccess access,
+            KubernetesClient client, FaultInjector injector, String instanceUid) throws IOException {
+        PreparedClaimsTracker tracked = new PreparedClaimsTracker(pluginFactory.create(name, nodeName, access));
+        CallRecorder recorder = new CallRecorder();
+        KubeletPlugin.Builder builder = KubeletPlugin.builder(name, tracked).nodeName(nodeName).kubernetesClient(client);
+        configure(builder, access, onNodes, injector, instanceUid);
+        builder.unaryInterceptor(recorder).streamInterceptor(recorder);
+        KubeletPlugin plugin = builder.start();
+        cleanup.add(plugin::stop);
+        if (nodeResources != null) {
+            plugin.publishResources(nodeResources);
+        }
+        nodes.put(nodeName, new NodePlugin(nodeName, client, null, recorder::calls, tracked::prepared));
     }
 
     private void configure(KubeletPlugin.Builder plugin, NodeAccess access, Nodes onNodes, FaultInjector injector,

@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * Records every gRPC call on both sockets of the test driver: an entry is added when the call starts and updated when
  * it ends. Clearing the history forgets calls that are still running, so that they do not reappear when they end.
+ * Public for drivers other than the test driver that want the same history (the e2e framework's own-plugin drivers).
  */
-final class CallRecorder implements ServerInterceptor {
+public final class CallRecorder implements ServerInterceptor {
 
     /** A call as it develops; all fields are guarded by the recorder. */
     private static final class Entry {
@@ -91,11 +92,13 @@ final class CallRecorder implements ServerInterceptor {
         }
     }
 
-    synchronized List<GrpcCall> calls() {
+    /** Every call recorded since the last {@link #reset}, in the order they started. */
+    public synchronized List<GrpcCall> calls() {
         return entries.stream().map(Entry::snapshot).toList();
     }
 
-    synchronized void reset() {
+    /** Forgets the history. */
+    public synchronized void reset() {
         entries.clear();
     }
 }

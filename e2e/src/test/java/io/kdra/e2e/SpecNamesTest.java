@@ -25,9 +25,12 @@ class SpecNamesTest {
 
     private static final List<Class<?>> SPEC_CLASSES = List.of(CrudSpecs.class, KubeletSpecs.class,
             KubeletPerNodeSpecs.class, KubeletDriverUpdateSpecs.class, ControlPlaneSingleNodeSpecs.class,
-            KubeletSingleNodeSpecs.class);
+            KubeletSingleNodeSpecs.class, KubeletMultipleClaimsSpecs.class, ControlPlaneMultiNodeSpecs.class,
+            KubeletMultiNodeSpecs.class, PrioritizedListSpecs.class, ConsumableCapacitySpecs.class,
+            V1beta1ApiSpecs.class, V1beta2ApiSpecs.class, PartitionableDevicesSpecs.class);
 
-    private static final Set<String> PORTED_GROUPS = Set.of("A", "B", "C", "D", "E1", "E2");
+    private static final Set<String> PORTED_GROUPS = Set.of("A", "B", "C", "D", "E1", "E2", "F", "G1", "G2", "H",
+            "I", "J", "K", "L");
 
     @Test
     void everySpecHasAnUpstreamNameAndLabels() throws IOException {

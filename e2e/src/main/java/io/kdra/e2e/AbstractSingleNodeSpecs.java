@@ -42,7 +42,10 @@ abstract class AbstractSingleNodeSpecs {
     // the parameters must be set before the class is created
     final Builder b = Builder.create(f, driver).classParameters("{\"x\":\"y\"}");
 
-    /** Whether the driver registers with the kubelet, so that pods run (the "kubelet" group) or only get scheduled. */
+    /**
+     * Whether the driver registers with the kubelet, so that pods run (the "kubelet" group) or only get scheduled.
+     * Read while this base class is constructed: a constant.
+     */
     abstract boolean withKubelet();
 
     /** The class parameters' and the claim parameters' variables. */

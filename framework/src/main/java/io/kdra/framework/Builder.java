@@ -63,6 +63,16 @@ public final class Builder {
     public record PodWithTemplate(Pod pod, ResourceClaimTemplate template) {
     }
 
+    /** A pod with the ResourceClaimTemplate it uses, written in {@code resource.k8s.io/v1beta1}. */
+    public record PodWithV1beta1Template(Pod pod,
+            io.fabric8.kubernetes.api.model.resource.v1beta1.ResourceClaimTemplate template) {
+    }
+
+    /** A pod with the ResourceClaimTemplate it uses, written in {@code resource.k8s.io/v1beta2}. */
+    public record PodWithV1beta2Template(Pod pod,
+            io.fabric8.kubernetes.api.model.resource.v1beta2.ResourceClaimTemplate template) {
+    }
+
     private final Framework framework;
     private final Driver driver;
     private String classParameters;
@@ -175,6 +185,46 @@ public final class Builder {
                 .withNamespace(framework.namespace()).endMetadata().withNewSpec().withSpec(claimSpec()).endSpec()
                 .build();
         return new PodWithTemplate(pod, template);
+    }
+
+    /**
+     * Like {@link #podInline()}, with the template in {@code resource.k8s.io/v1beta1}, whose requests have no
+     * {@code exactly} level (upstream's {@code PodInlineWithV1beta1}).
+     */
+    public PodWithV1beta1Template podInlineWithV1beta1() {
+        Pod pod = podInline().pod();
+        return new PodWithV1beta1Template(pod,
+                new io.fabric8.kubernetes.api.model.resource.v1beta1.ResourceClaimTemplateBuilder()
+                        .withNewMetadata().withName(pod.getMetadata().getName()).withNamespace(framework.namespace())
+                        .endMetadata().withNewSpec().withSpec(claimSpecWithV1beta1()).endSpec().build());
+    }
+
+    /** Like {@link #podInline()}, with the template in {@code resource.k8s.io/v1beta2} (v1's shape). */
+    public PodWithV1beta2Template podInlineWithV1beta2() {
+        Pod pod = podInline().pod();
+        return new PodWithV1beta2Template(pod,
+                new io.fabric8.kubernetes.api.model.resource.v1beta2.ResourceClaimTemplateBuilder()
+                        .withNewMetadata().withName(pod.getMetadata().getName()).withNamespace(framework.namespace())
+                        .endMetadata().withNewSpec().withSpec(claimSpecWithV1beta2()).endSpec().build());
+    }
+
+    /** {@link #claimSpec()} in {@code resource.k8s.io/v1beta1}. */
+    public io.fabric8.kubernetes.api.model.resource.v1beta1.ResourceClaimSpec claimSpecWithV1beta1() {
+        return new io.fabric8.kubernetes.api.model.resource.v1beta1.ResourceClaimSpecBuilder().withNewDevices()
+                .addNewRequest().withName(REQUEST_NAME).withDeviceClassName(className()).endRequest()
+                .addNewConfig().withNewOpaque().withDriver(driver.name()).withParameters(new LinkedHashMap<>(PARAMETERS))
+                .endOpaque().endConfig()
+                .endDevices().build();
+    }
+
+    /** {@link #claimSpec()} in {@code resource.k8s.io/v1beta2}. */
+    public io.fabric8.kubernetes.api.model.resource.v1beta2.ResourceClaimSpec claimSpecWithV1beta2() {
+        return new io.fabric8.kubernetes.api.model.resource.v1beta2.ResourceClaimSpecBuilder().withNewDevices()
+                .addNewRequest().withName(REQUEST_NAME).withNewExactly().withDeviceClassName(className())
+                .endExactly().endRequest()
+                .addNewConfig().withNewOpaque().withDriver(driver.name()).withParameters(new LinkedHashMap<>(PARAMETERS))
+                .endOpaque().endConfig()
+                .endDevices().build();
     }
 
     /** Like {@link #podInline()} with three containers using the claim. */

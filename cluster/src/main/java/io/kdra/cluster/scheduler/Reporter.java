@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.cluster.EventRecorder;
+import java.net.HttpURLConnection;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -32,6 +33,8 @@ final class Reporter implements AutoCloseable {
 
     static final String UNSCHEDULABLE = "Unschedulable";
     static final String SCHEDULER_ERROR = "SchedulerError";
+    /** A pod that changes between the read and the write is read again, a few times. */
+    private static final int CONDITION_WRITE_ATTEMPTS = 3;
 
     private final KubernetesClient client;
     private final ExecutorService writer;
@@ -87,8 +90,33 @@ final class Reporter implements AutoCloseable {
         }
     }
 
-    /** Upstream's updatePod: nothing to write when the condition says the same already. */
-    private void writeCondition(Pod pod, String reason, String message) {
+    /**
+     * Upstream's updatePod: nothing to write when the condition says the same already. The write runs after the
+     * scheduling attempt, and a retry may have bound the pod meanwhile (its binding set PodScheduled=True): so the
+     * condition is written only on the pod as it is now, unbound, with its resourceVersion as the precondition.
+     */
+    private void writeCondition(Pod failed, String reason, String message) {
+        for (int attempt = 0; attempt < CONDITION_WRITE_ATTEMPTS; attempt++) {
+            Pod pod = client.pods().inNamespace(failed.getMetadata().getNamespace())
+                    .withName(failed.getMetadata().getName()).get();
+            if (pod == null || !Objects.equals(pod.getMetadata().getUid(), failed.getMetadata().getUid())
+                    || pod.getSpec().getNodeName() != null) {
+                return;
+            }
+            try {
+                writeCondition(pod, reason, message, pod.getMetadata().getResourceVersion());
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    throw e;
+                }
+            }
+        }
+        LOG.debug("pod {}/{} kept changing; its PodScheduled condition is not written", failed.getMetadata()
+                .getNamespace(), failed.getMetadata().getName());
+    }
+
+    private void writeCondition(Pod pod, String reason, String message, String resourceVersion) {
         PodCondition existing = null;
         if (pod.getStatus() != null && pod.getStatus().getConditions() != null) {
             existing = pod.getStatus().getConditions().stream()
@@ -107,8 +135,9 @@ final class Reporter implements AutoCloseable {
         condition.put("lastTransitionTime", transition);
         condition.put("reason", reason);
         condition.put("message", message);
-        String patch = client.getKubernetesSerialization()
-                .asJson(Map.of("status", Map.of("conditions", List.of(condition))));
+        String patch = client.getKubernetesSerialization().asJson(Map.of(
+                "metadata", Map.of("resourceVersion", resourceVersion),
+                "status", Map.of("conditions", List.of(condition))));
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     }

@@ -1,9 +1,12 @@
 package io.kdra.framework;
 
 import java.lang.reflect.Field;
+import io.kdra.kube.FeatureGates;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -70,7 +73,7 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     private static ClusterBackend backend(ExtensionContext context) {
         String kubeconfig = System.getProperty(KUBECONFIG_PROPERTY);
-        Object key = kubeconfig != null ? Path.of(kubeconfig) : ClusterRequirements.forTags(context.getTags());
+        Object key = kubeconfig != null ? Path.of(kubeconfig) : requirements(context.getTags());
         StartedBackend started = context.getRoot().getStore(STORE).computeIfAbsent(key, k -> {
             try {
                 return new StartedBackend(k instanceof Path path ? KubeconfigBackend.connect(path)
@@ -84,6 +87,28 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
                     .getMessage(), started.failure());
         }
         return started.backend();
+    }
+
+    /**
+     * One embedded cluster for every spec of the run: the union of the plan's feature gates and its highest kubelet
+     * version, as upstream's "-all" jobs run the DRA specs on one cluster with every DRA gate on. If no version
+     * accepts that union, each spec gets a cluster of its own requirements.
+     */
+    static ClusterRequirements requirements(Set<String> specTags) {
+        return SuitePlan.labels().map(planLabels -> {
+            Set<String> union = new HashSet<>(planLabels);
+            union.addAll(specTags);
+            return ClusterRequirements.forTags(union);
+        }).filter(FrameworkExtension::startable).orElseGet(() -> ClusterRequirements.forTags(specTags));
+    }
+
+    private static boolean startable(ClusterRequirements requirements) {
+        try {
+            FeatureGates.parse(requirements.kubernetesVersion(), requirements.featureGatesFlag());
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static Framework framework(ExtensionContext context) {

@@ -17,23 +17,31 @@ import org.junit.platform.launcher.TestPlan;
  */
 public final class SuitePlan implements TestExecutionListener {
 
-    private static volatile Set<String> planLabels;
+    private record Labelled(TestPlan plan, Set<String> labels) {
+    }
+
+    /** The latest plan started: a suite engine may run a nested plan of the same specs inside the outer one. */
+    private static volatile Labelled current;
 
     /** The labels of all framework specs of the running plan; empty outside a plan (a spec run some other way). */
     static Optional<Set<String>> labels() {
-        return Optional.ofNullable(planLabels);
+        Labelled labelled = current;
+        return labelled == null ? Optional.empty() : Optional.of(labelled.labels());
     }
 
     @Override
     public void testPlanExecutionStarted(TestPlan testPlan) {
         Set<String> labels = new HashSet<>();
         testPlan.getRoots().forEach(root -> collect(testPlan, root, labels));
-        planLabels = Set.copyOf(labels);
+        current = new Labelled(testPlan, Set.copyOf(labels));
     }
 
     @Override
     public void testPlanExecutionFinished(TestPlan testPlan) {
-        planLabels = null;
+        Labelled labelled = current;
+        if (labelled != null && labelled.plan() == testPlan) {
+            current = null;
+        }
     }
 
     private static void collect(TestPlan plan, TestIdentifier node, Set<String> labels) {

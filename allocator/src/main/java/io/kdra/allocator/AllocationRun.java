@@ -511,7 +511,7 @@ final class AllocationRun {
 
     private CounterState counterState(DeviceInfo device) {
         return counters.computeIfAbsent(device.slice.poolId,
-                id -> new CounterState(poolsById.get(id), allocated));
+                id -> new CounterState(poolsById.get(id), allocated, features.compatibilityGroups()));
     }
 
     /** Whether the request's capacity, rounded by the device's policies, fits next to what is consumed already. */

@@ -20,6 +20,9 @@ import java.util.Set;
  * @param deviceBindingConditions DRADeviceBindingConditions: devices with binding conditions may be allocated
  *     (together with resourceClaimDeviceStatus)
  * @param resourceClaimDeviceStatus DRAResourceClaimDeviceStatus: needed by binding conditions
+ * @param deviceCompatibilityGroups DRADeviceCompatibilityGroups: devices drawing from the same counter set are
+ *     allocated together only when the compatibility groups of their consumptions intersect (needs
+ *     partitionableDevices too)
  */
 public record AllocatorFeatures(
         boolean adminAccess,
@@ -29,14 +32,15 @@ public record AllocatorFeatures(
         boolean partitionableDevices,
         boolean consumableCapacity,
         boolean deviceBindingConditions,
-        boolean resourceClaimDeviceStatus) {
+        boolean resourceClaimDeviceStatus,
+        boolean deviceCompatibilityGroups) {
 
     /** Kubernetes 1.34 defaults: the beta gates AdminAccess, PrioritizedList and ResourceClaimDeviceStatus are on. */
     public static final AllocatorFeatures KUBERNETES_1_34 =
-            new AllocatorFeatures(true, true, false, false, false, false, false, true);
+            new AllocatorFeatures(true, true, false, false, false, false, false, true, false);
 
     /** Every allocation feature on. */
-    public static final AllocatorFeatures ALL = new AllocatorFeatures(true, true, true, true, true, true, true, true);
+    public static final AllocatorFeatures ALL = new AllocatorFeatures(true, true, true, true, true, true, true, true, true);
 
     /** The allocation features of a cluster's feature gates. */
     public static AllocatorFeatures from(FeatureGates gates) {
@@ -48,7 +52,8 @@ public record AllocatorFeatures(
                 gates.enabled(FeatureGates.DRA_PARTITIONABLE_DEVICES),
                 gates.enabled(FeatureGates.DRA_CONSUMABLE_CAPACITY),
                 gates.enabled(FeatureGates.DRA_DEVICE_BINDING_CONDITIONS),
-                gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS));
+                gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS),
+                gates.enabled(FeatureGates.DRA_DEVICE_COMPATIBILITY_GROUPS));
     }
 
     private static final List<String> GATES = List.of(
@@ -59,7 +64,8 @@ public record AllocatorFeatures(
             "DRAPartitionableDevices",
             "DRAConsumableCapacity",
             "DRADeviceBindingConditions",
-            "DRAResourceClaimDeviceStatus");
+            "DRAResourceClaimDeviceStatus",
+            "DRADeviceCompatibilityGroups");
 
     /** The Kubernetes names of the gates this record models, in component order. */
     public static List<String> gateNames() {
@@ -80,7 +86,7 @@ public record AllocatorFeatures(
         }
         values[index] = enabled;
         return new AllocatorFeatures(
-                values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]);
+                values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8]);
     }
 
     /** The Kubernetes names of the gates that are on. */
@@ -100,6 +106,11 @@ public record AllocatorFeatures(
         return deviceBindingConditions && resourceClaimDeviceStatus;
     }
 
+    /** Compatibility groups live on counter consumptions, so they apply only with partitionable devices. */
+    boolean compatibilityGroups() {
+        return partitionableDevices && deviceCompatibilityGroups;
+    }
+
     /** DeviceTaintRules apply only when device taints are on as well. */
     boolean taintRules() {
         return deviceTaints && deviceTaintRules;
@@ -114,7 +125,8 @@ public record AllocatorFeatures(
             partitionableDevices,
             consumableCapacity,
             deviceBindingConditions,
-            resourceClaimDeviceStatus
+            resourceClaimDeviceStatus,
+            deviceCompatibilityGroups
         };
     }
 }

@@ -587,6 +587,9 @@ final class AllocationRun {
         if (!features.bindingConditions() && device.hasBindingConditions) {
             return false;
         }
+        if (!features.optionalNodeOperations() && !device.skipNodeOperations.isEmpty()) {
+            return false;
+        }
         Boolean known = spec.selectable.get(device);
         if (known != null) {
             return known;

@@ -38,6 +38,8 @@ final class DeviceInfo {
     final boolean multipleAllocations;
     final boolean bindsToNode;
     final boolean hasBindingConditions;
+    /** {@code spec.skipNodeOperations} of the device's slice. */
+    final List<String> skipNodeOperations;
 
     /**
      * @throws IllegalArgumentException when a capacity or counter quantity is malformed
@@ -57,6 +59,7 @@ final class DeviceInfo {
         this.multipleAllocations = Boolean.TRUE.equals(device.getAllowMultipleAllocations());
         this.bindsToNode = Boolean.TRUE.equals(device.getBindsToNode());
         this.hasBindingConditions = !orEmpty(device.getBindingConditions()).isEmpty();
+        this.skipNodeOperations = slice.skipNodeOperations;
     }
 
     /**

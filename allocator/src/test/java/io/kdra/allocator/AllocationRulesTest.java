@@ -57,6 +57,7 @@ class AllocationRulesTest {
     private static final String PARTITIONABLE = "DRAPartitionableDevices";
     private static final String CONSUMABLE = "DRAConsumableCapacity";
     private static final String COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups";
+    private static final String OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations";
     private static final String BINDING = "DRADeviceBindingConditions";
 
     @TestFactory
@@ -329,6 +330,21 @@ class AllocationRulesTest {
                         () -> compatibilityGroups("mig", "vgpu").gate(COMPATIBILITY_GROUPS, false)
                                 .claims(claim("c1", exact("r", "gpu", 1)), claim("c2", exact("r", "gpu", 1))),
                         "r=p1/g0; r=p1/g1"),
+
+                // ---- optional node operations ----
+                new Case("the skipped node operations of the slice are copied into the result",
+                        () -> new Scenario().gate(OPTIONAL_NODE_OPERATIONS, true)
+                                .slices(slice("s1", "p1", NODE).editSpec().withSkipNodeOperations("*")
+                                        .addToDevices(device("d0").build()).endSpec())
+                                .claims(claim("c", exact("r", "gpu", 1))),
+                        "r=p1/d0 skip [*]"),
+                new Case("without DRAOptionalNodeOperations devices that skip node operations are not allocated",
+                        () -> new Scenario()
+                                .slices(slice("s1", "p1", NODE).editSpec().withSkipNodeOperations("*")
+                                        .addToDevices(device("d0").build()).endSpec())
+                                .claims(claim("c", exact("r", "gpu", 1))),
+                        "cannot allocate: claim ns/c, request r: needs 1 device(s), but only 0 free device(s) on node "
+                                + "node-1 match the selectors"),
 
                 // ---- consumable capacity ----
                 new Case("a device that allows multiple allocations is shared",

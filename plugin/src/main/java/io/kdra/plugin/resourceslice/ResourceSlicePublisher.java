@@ -466,6 +466,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                 && Objects.equals(current.getNodeSelector(), desired.nodeSelector())
                 && Boolean.TRUE.equals(current.getAllNodes()) == desired.allNodes()
                 && Boolean.TRUE.equals(current.getPerDeviceNodeSelection()) == desired.perDeviceNodeSelection()
+                && current.getSkipNodeOperations().equals(desired.skipNodeOperations())
                 && current.getSharedCounters().equals(want.sharedCounters())
                 && current.getDevices().equals(withStoredTaintTimes(want.devices(), current.getDevices()));
     }
@@ -479,6 +480,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                 .withNodeSelector(desired.nodeSelector())
                 .withAllNodes(desired.allNodes() ? Boolean.TRUE : null)
                 .withPerDeviceNodeSelection(desired.perDeviceNodeSelection() ? Boolean.TRUE : null)
+                .withSkipNodeOperations(desired.skipNodeOperations().isEmpty() ? null
+                        : new ArrayList<>(desired.skipNodeOperations()))
                 .withDevices(devices)
                 .withSharedCounters(sharedCounters)
                 .build();

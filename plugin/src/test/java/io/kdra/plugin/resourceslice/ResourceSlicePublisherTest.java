@@ -264,6 +264,18 @@ class ResourceSlicePublisherTest {
     }
 
     @Test
+    void skippedNodeOperationsOfAPoolArePublishedAndUpdated() {
+        Pool pool = Pool.ofDevices(Devices.plain(1));
+        publisher = nodePublisher().start(DriverResources.of(nodeName, pool.withSkipNodeOperations(List.of("*"))));
+        assertThat(awaitSlices(1).get(0).getSpec().getSkipNodeOperations()).containsExactly("*");
+
+        publisher.update(DriverResources.of(nodeName, pool.withSkipNodeOperations(List.of("NodeUnprepareResources"))));
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).singleElement().satisfies(slice ->
+                assertThat(slice.getSpec().getSkipNodeOperations()).containsExactly("NodeUnprepareResources")));
+    }
+
+    @Test
     void devicesMayNameTheirOwnNodes() {
         List<Device> devices = List.of(
                 new DeviceBuilder(Devices.device("device-00"))

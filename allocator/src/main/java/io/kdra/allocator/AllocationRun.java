@@ -511,7 +511,7 @@ final class AllocationRun {
 
     private CounterState counterState(DeviceInfo device) {
         return counters.computeIfAbsent(device.slice.poolId,
-                id -> new CounterState(poolsById.get(id), allocated));
+                id -> new CounterState(poolsById.get(id), allocated, features.compatibilityGroups()));
     }
 
     /** Whether the request's capacity, rounded by the device's policies, fits next to what is consumed already. */
@@ -585,6 +585,9 @@ final class AllocationRun {
     /** Class selectors, then request selectors, then per-device node selection; cached per request and device. */
     boolean isSelectable(String claimName, RequestSpec spec, DeviceInfo device) throws AllocationException {
         if (!features.bindingConditions() && device.hasBindingConditions) {
+            return false;
+        }
+        if (!features.optionalNodeOperations() && !device.skipNodeOperations.isEmpty()) {
             return false;
         }
         Boolean known = spec.selectable.get(device);

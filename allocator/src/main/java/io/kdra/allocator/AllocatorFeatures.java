@@ -20,6 +20,11 @@ import java.util.Set;
  * @param deviceBindingConditions DRADeviceBindingConditions: devices with binding conditions may be allocated
  *     (together with resourceClaimDeviceStatus)
  * @param resourceClaimDeviceStatus DRAResourceClaimDeviceStatus: needed by binding conditions
+ * @param deviceCompatibilityGroups DRADeviceCompatibilityGroups: devices drawing from the same counter set are
+ *     allocated together only when the compatibility groups of their consumptions intersect (needs
+ *     partitionableDevices too)
+ * @param optionalNodeOperations DRAOptionalNodeOperations: devices of slices that list {@code skipNodeOperations}
+ *     are allocatable, and the list is copied into their results; without it such devices are not allocated
  */
 public record AllocatorFeatures(
         boolean adminAccess,
@@ -29,14 +34,16 @@ public record AllocatorFeatures(
         boolean partitionableDevices,
         boolean consumableCapacity,
         boolean deviceBindingConditions,
-        boolean resourceClaimDeviceStatus) {
+        boolean resourceClaimDeviceStatus,
+        boolean deviceCompatibilityGroups,
+        boolean optionalNodeOperations) {
 
     /** Kubernetes 1.34 defaults: the beta gates AdminAccess, PrioritizedList and ResourceClaimDeviceStatus are on. */
     public static final AllocatorFeatures KUBERNETES_1_34 =
-            new AllocatorFeatures(true, true, false, false, false, false, false, true);
+            new AllocatorFeatures(true, true, false, false, false, false, false, true, false, false);
 
     /** Every allocation feature on. */
-    public static final AllocatorFeatures ALL = new AllocatorFeatures(true, true, true, true, true, true, true, true);
+    public static final AllocatorFeatures ALL = new AllocatorFeatures(true, true, true, true, true, true, true, true, true, true);
 
     /** The allocation features of a cluster's feature gates. */
     public static AllocatorFeatures from(FeatureGates gates) {
@@ -48,7 +55,9 @@ public record AllocatorFeatures(
                 gates.enabled(FeatureGates.DRA_PARTITIONABLE_DEVICES),
                 gates.enabled(FeatureGates.DRA_CONSUMABLE_CAPACITY),
                 gates.enabled(FeatureGates.DRA_DEVICE_BINDING_CONDITIONS),
-                gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS));
+                gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_DEVICE_STATUS),
+                gates.enabled(FeatureGates.DRA_DEVICE_COMPATIBILITY_GROUPS),
+                gates.enabled(FeatureGates.DRA_OPTIONAL_NODE_OPERATIONS));
     }
 
     private static final List<String> GATES = List.of(
@@ -59,7 +68,9 @@ public record AllocatorFeatures(
             "DRAPartitionableDevices",
             "DRAConsumableCapacity",
             "DRADeviceBindingConditions",
-            "DRAResourceClaimDeviceStatus");
+            "DRAResourceClaimDeviceStatus",
+            "DRADeviceCompatibilityGroups",
+            "DRAOptionalNodeOperations");
 
     /** The Kubernetes names of the gates this record models, in component order. */
     public static List<String> gateNames() {
@@ -80,7 +91,8 @@ public record AllocatorFeatures(
         }
         values[index] = enabled;
         return new AllocatorFeatures(
-                values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]);
+                values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8],
+                values[9]);
     }
 
     /** The Kubernetes names of the gates that are on. */
@@ -100,6 +112,11 @@ public record AllocatorFeatures(
         return deviceBindingConditions && resourceClaimDeviceStatus;
     }
 
+    /** Compatibility groups live on counter consumptions, so they apply only with partitionable devices. */
+    boolean compatibilityGroups() {
+        return partitionableDevices && deviceCompatibilityGroups;
+    }
+
     /** DeviceTaintRules apply only when device taints are on as well. */
     boolean taintRules() {
         return deviceTaints && deviceTaintRules;
@@ -114,7 +131,9 @@ public record AllocatorFeatures(
             partitionableDevices,
             consumableCapacity,
             deviceBindingConditions,
-            resourceClaimDeviceStatus
+            resourceClaimDeviceStatus,
+            deviceCompatibilityGroups,
+            optionalNodeOperations
         };
     }
 }

@@ -9,8 +9,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /** Everything the allocator needs about one published device, computed once per {@link Inventory}. */
@@ -28,12 +30,16 @@ final class DeviceInfo {
     final List<DeviceTaint> taints;
 
     final List<CounterUse> counterUses;
+    /** The compatibility groups the device declares per counter set it consumes from; sets without groups are absent. */
+    final Map<String, Set<String>> compatibilityGroups;
     /** Capacities by fully qualified name, sorted by name. */
     final Map<String, CapacityInfo> capacity;
 
     final boolean multipleAllocations;
     final boolean bindsToNode;
     final boolean hasBindingConditions;
+    /** {@code spec.skipNodeOperations} of the device's slice. */
+    final List<String> skipNodeOperations;
 
     /**
      * @throws IllegalArgumentException when a capacity or counter quantity is malformed
@@ -48,10 +54,12 @@ final class DeviceInfo {
         allTaints.addAll(ruleTaints);
         this.taints = List.copyOf(allTaints);
         this.counterUses = counterUsesOf(device);
+        this.compatibilityGroups = compatibilityGroupsOf(device);
         this.capacity = capacityOf(device, slice.driver);
         this.multipleAllocations = Boolean.TRUE.equals(device.getAllowMultipleAllocations());
         this.bindsToNode = Boolean.TRUE.equals(device.getBindsToNode());
         this.hasBindingConditions = !orEmpty(device.getBindingConditions()).isEmpty();
+        this.skipNodeOperations = slice.skipNodeOperations;
     }
 
     /**
@@ -115,6 +123,17 @@ final class DeviceInfo {
             }
         }
         return List.copyOf(uses);
+    }
+
+    private static Map<String, Set<String>> compatibilityGroupsOf(Device device) {
+        Map<String, Set<String>> groups = new HashMap<>();
+        for (DeviceCounterConsumption consumption : orEmpty(device.getConsumesCounters())) {
+            List<String> declared = orEmpty(consumption.getCompatibilityGroups());
+            if (!declared.isEmpty()) {
+                groups.computeIfAbsent(consumption.getCounterSet(), set -> new HashSet<>()).addAll(declared);
+            }
+        }
+        return Map.copyOf(groups);
     }
 
     private Map<String, CapacityInfo> capacityOf(Device device, String driver) {

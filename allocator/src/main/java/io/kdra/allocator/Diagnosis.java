@@ -71,6 +71,7 @@ final class Diagnosis {
     private boolean usable(RequestSpec spec, DeviceInfo device) {
         AllocatorFeatures features = run.features();
         return (features.bindingConditions() || !device.hasBindingConditions)
+                && (features.optionalNodeOperations() || device.skipNodeOperations.isEmpty())
                 && (spec.adminAccess || !run.inUse(device))
                 && !(features.deviceTaints() && DeviceTolerations.preventAllocation(device.taints, spec.tolerations));
     }

@@ -70,6 +70,9 @@ final class ResultWriter {
             result.withBindingFailureConditions(
                     new ArrayList<>(DeviceInfo.orEmpty(device.device.getBindingFailureConditions())));
         }
+        if (!device.skipNodeOperations.isEmpty()) {
+            result.withSkipNodeOperations(new ArrayList<>(device.skipNodeOperations));
+        }
         if (pick.consumed() != null) {
             result.withShareID(shareId(plan, index));
             Map<String, Quantity> consumed = new LinkedHashMap<>();

@@ -39,6 +39,7 @@ final class SliceInfo {
 
     private final boolean hasCounterSets;
     private final ResourceSliceSpec spec;
+    final List<String> skipNodeOperations;
     private final int firstIndex;
     private final BiFunction<SliceInfo, Device, List<DeviceTaint>> ruleTaints;
     /** Devices and counters are prepared when a node first needs the slice. */
@@ -54,6 +55,7 @@ final class SliceInfo {
      */
     SliceInfo(ResourceSlice slice, int firstIndex, BiFunction<SliceInfo, Device, List<DeviceTaint>> ruleTaints) {
         this.spec = slice.getSpec();
+        this.skipNodeOperations = spec == null ? List.of() : List.copyOf(DeviceInfo.orEmpty(spec.getSkipNodeOperations()));
         this.name = slice.getMetadata() == null || slice.getMetadata().getName() == null
                 ? "" : slice.getMetadata().getName();
         if (spec == null || spec.getDriver() == null || spec.getDriver().isEmpty()) {

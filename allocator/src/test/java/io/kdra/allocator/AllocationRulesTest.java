@@ -27,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraintBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
@@ -55,6 +56,8 @@ class AllocationRulesTest {
     private static final String TAINT_RULES = "DRADeviceTaintRules";
     private static final String PARTITIONABLE = "DRAPartitionableDevices";
     private static final String CONSUMABLE = "DRAConsumableCapacity";
+    private static final String COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups";
+    private static final String OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations";
     private static final String BINDING = "DRADeviceBindingConditions";
 
     @TestFactory
@@ -314,6 +317,35 @@ class AllocationRulesTest {
                                 .claims(claim("c", exact("r", "gpu", 1))),
                         "cannot allocate: no ResourceSlice provides devices for node node-1"),
 
+                // ---- compatibility groups ----
+                new Case("devices of one counter set whose groups do not intersect are not allocated together",
+                        () -> compatibilityGroups("mig", "vgpu").claims(claim("c1", exact("r", "gpu", 1)),
+                                claim("c2", exact("r", "gpu", 1))),
+                        GENERIC),
+                new Case("devices of one counter set that share a group are allocated together",
+                        () -> compatibilityGroups("mig", "mig").claims(claim("c1", exact("r", "gpu", 1)),
+                                claim("c2", exact("r", "gpu", 1))),
+                        "r=p1/g0; r=p1/g1"),
+                new Case("without DRADeviceCompatibilityGroups the groups are ignored",
+                        () -> compatibilityGroups("mig", "vgpu").gate(COMPATIBILITY_GROUPS, false)
+                                .claims(claim("c1", exact("r", "gpu", 1)), claim("c2", exact("r", "gpu", 1))),
+                        "r=p1/g0; r=p1/g1"),
+
+                // ---- optional node operations ----
+                new Case("the skipped node operations of the slice are copied into the result",
+                        () -> new Scenario().gate(OPTIONAL_NODE_OPERATIONS, true)
+                                .slices(slice("s1", "p1", NODE).editSpec().withSkipNodeOperations("*")
+                                        .addToDevices(device("d0").build()).endSpec())
+                                .claims(claim("c", exact("r", "gpu", 1))),
+                        "r=p1/d0 skip [*]"),
+                new Case("without DRAOptionalNodeOperations devices that skip node operations are not allocated",
+                        () -> new Scenario()
+                                .slices(slice("s1", "p1", NODE).editSpec().withSkipNodeOperations("*")
+                                        .addToDevices(device("d0").build()).endSpec())
+                                .claims(claim("c", exact("r", "gpu", 1))),
+                        "cannot allocate: claim ns/c, request r: needs 1 device(s), but only 0 free device(s) on node "
+                                + "node-1 match the selectors"),
+
                 // ---- consumable capacity ----
                 new Case("a device that allows multiple allocations is shared",
                         () -> shareable(capacity("10Gi")).claims(capacityClaim("c1", "4Gi"), capacityClaim("c2", "4Gi")),
@@ -525,6 +557,19 @@ class AllocationRulesTest {
                         .addToDevices(device("full").addToConsumesCounters(consumes("gpu-0", "memory", "2")).build())
                         .addToDevices(device("half-a").addToConsumesCounters(consumes("gpu-0", "memory", "1")).build())
                         .addToDevices(device("half-b").addToConsumesCounters(consumes("gpu-0", "memory", "1")).build())
+                        .endSpec());
+    }
+
+    /** Two devices g0 and g1 that each take half of one counter set, declaring these compatibility groups. */
+    static Scenario compatibilityGroups(String groupOfG0, String groupOfG1) {
+        return new Scenario().gate(PARTITIONABLE, true).gate(COMPATIBILITY_GROUPS, true).slices(
+                pool(slice("s-counters", "p1", NODE), 1, 2).editSpec()
+                        .addToSharedCounters(counterSet("gpu-0", "mem", "2")).endSpec(),
+                pool(slice("s-devices", "p1", NODE), 1, 2).editSpec()
+                        .addToDevices(device("g0").addToConsumesCounters(new DeviceCounterConsumptionBuilder(
+                                consumes("gpu-0", "mem", "1")).withCompatibilityGroups(groupOfG0).build()).build())
+                        .addToDevices(device("g1").addToConsumesCounters(new DeviceCounterConsumptionBuilder(
+                                consumes("gpu-0", "mem", "1")).withCompatibilityGroups(groupOfG1).build()).build())
                         .endSpec());
     }
 

@@ -33,18 +33,24 @@ class AllocatorFeaturesTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("unknown DRA feature gate \"DRAMagic\"; known gates: DRAAdminAccess, DRAPrioritizedList,"
                         + " DRADeviceTaints, DRADeviceTaintRules, DRAPartitionableDevices, DRAConsumableCapacity,"
-                        + " DRADeviceBindingConditions, DRAResourceClaimDeviceStatus");
+                        + " DRADeviceBindingConditions, DRAResourceClaimDeviceStatus, DRADeviceCompatibilityGroups,"
+                        + " DRAOptionalNodeOperations");
     }
 
     @Test
     void featureGatesGiveTheAllocationFeatures() {
         assertThat(AllocatorFeatures.from(FeatureGates.defaults(new KubernetesVersion(1, 34))))
                 .isEqualTo(AllocatorFeatures.KUBERNETES_1_34);
+        // DRADeviceCompatibilityGroups and DRAOptionalNodeOperations are alpha, off by default, in 1.37
         assertThat(AllocatorFeatures.from(FeatureGates.defaults(new KubernetesVersion(1, 37))))
-                .isEqualTo(AllocatorFeatures.ALL);
+                .isEqualTo(AllocatorFeatures.ALL.withGate("DRADeviceCompatibilityGroups", false)
+                        .withGate("DRAOptionalNodeOperations", false));
         assertThat(AllocatorFeatures.from(FeatureGates.parse(new KubernetesVersion(1, 36), "DRAAdminAccess=true,"
                 + "DRADeviceTaintRules=true,DRAConsumableCapacity=false")))
-                .isEqualTo(AllocatorFeatures.ALL.withGate("DRAConsumableCapacity", false));
+                .isEqualTo(AllocatorFeatures.ALL.withGate("DRAConsumableCapacity", false)
+                        .withGate("DRADeviceCompatibilityGroups", false).withGate("DRAOptionalNodeOperations", false));
+        assertThat(AllocatorFeatures.from(FeatureGates.parse(new KubernetesVersion(1, 37),
+                "DRADeviceCompatibilityGroups=true,DRAOptionalNodeOperations=true"))).isEqualTo(AllocatorFeatures.ALL);
         assertThat(CelSelectorCompiler.Options.from(FeatureGates.defaults(new KubernetesVersion(1, 36)))
                 .consumableCapacity()).isTrue();
         assertThat(CelSelectorCompiler.Options.from(FeatureGates.defaults(new KubernetesVersion(1, 35)))

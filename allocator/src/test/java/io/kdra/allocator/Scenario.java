@@ -114,6 +114,9 @@ final class Scenario {
                 if (!device.getBindingConditions().isEmpty()) {
                     text.append(" binding").append(device.getBindingConditions());
                 }
+                if (!device.getSkipNodeOperations().isEmpty()) {
+                    text.append(" skip ").append(device.getSkipNodeOperations());
+                }
                 devices.add(text);
             }
             claimsText.add(devices.toString());

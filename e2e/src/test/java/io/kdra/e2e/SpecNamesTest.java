@@ -2,12 +2,11 @@ package io.kdra.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kdra.framework.SpecNames;
+import io.kdra.framework.run.PlannedSpec;
+import io.kdra.framework.run.SpecSelection;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,57 +16,34 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every spec's full name and labels are those of an upstream spec in {@code upstream-specs.tsv} (the inventory of
- * the upstream specs: file, group, name, labels, uncertain, needs), so that upstream focus and label filters select
- * the same specs.
+ * The suite is upstream's: every spec's full name and labels are those of an upstream spec in
+ * {@code upstream-specs.tsv} (the inventory of the upstream specs: file, group, name, labels, uncertain, needs), so that
+ * upstream focus and label filters select the same specs; and every spec of the files kdra ports is there, passing or
+ * skipped with its reason, none silently missing.
  */
 class SpecNamesTest {
 
-    private static final List<Class<?>> SPEC_CLASSES = List.of(CrudSpecs.class, KubeletSpecs.class,
-            KubeletPerNodeSpecs.class, KubeletDriverUpdateSpecs.class, ControlPlaneSingleNodeSpecs.class,
-            KubeletSingleNodeSpecs.class, KubeletMultipleClaimsSpecs.class, ControlPlaneMultiNodeSpecs.class,
-            KubeletMultiNodeSpecs.class, PrioritizedListSpecs.class, ConsumableCapacitySpecs.class,
-            V1beta1ApiSpecs.class, V1beta2ApiSpecs.class, PartitionableDevicesSpecs.class);
+    /** The upstream files whose specs the suite holds, every one of them. */
+    private static final Set<String> PORTED_FILES = Set.of("dra.go", "health.go", "compatibility_groups.go");
 
-    private static final Set<String> PORTED_GROUPS = Set.of("A", "B", "C", "D", "E1", "E2", "F", "G1", "G2", "H",
-            "I", "J", "K", "L");
+    private final List<PlannedSpec> suite = UpstreamSuite.runner().plan(SpecSelection.ALL);
 
     @Test
     void everySpecHasAnUpstreamNameAndLabels() throws IOException {
         Map<String, Set<String>> upstream = upstreamLabels();
-        int specs = 0;
-        for (Class<?> specClass : SPEC_CLASSES) {
-            for (Method method : specMethods(specClass)) {
-                specs++;
-                String name = SpecNames.fullName(specClass, method);
-                assertThat(upstream).as("upstream spec names").containsKey(name);
-                assertThat(SpecNames.labels(specClass, method)).as("labels of %s", name)
-                        .containsExactlyInAnyOrderElementsOf(upstream.get(name));
-            }
+        for (PlannedSpec spec : suite) {
+            assertThat(upstream).as("upstream spec names").containsKey(spec.name());
+            assertThat(spec.labels()).as("labels of %s", spec.name())
+                    .containsExactlyInAnyOrderElementsOf(upstream.get(spec.name()));
         }
-        assertThat(specs).as("specs checked").isEqualTo(portedGroupSpecs().size());
     }
 
     @Test
-    void portedGroupsOfDraGoAreComplete() throws IOException {
-        List<String> ported = SPEC_CLASSES.stream().flatMap(type -> specMethods(type).stream()
-                .map(method -> SpecNames.fullName(type, method))).toList();
-        assertThat(ported).containsExactlyInAnyOrderElementsOf(portedGroupSpecs());
-    }
+    void everySpecOfThePortedFilesIsThereOnce() throws IOException {
+        List<String> expected = rows().stream().filter(row -> PORTED_FILES.contains(row[0])).map(row -> row[2])
+                .distinct().toList();
 
-    private static List<String> portedGroupSpecs() throws IOException {
-        return rows().stream().filter(row -> row[0].equals("dra.go") && PORTED_GROUPS.contains(row[1]))
-                .map(row -> row[2]).distinct().toList();
-    }
-
-    /** The class's specs, with those it inherits from the base class of groups that share their bodies. */
-    private static List<Method> specMethods(Class<?> specClass) {
-        List<Method> specs = new ArrayList<>();
-        for (Class<?> type = specClass; type != Object.class; type = type.getSuperclass()) {
-            Arrays.stream(type.getDeclaredMethods()).filter(method -> method.isAnnotationPresent(Test.class))
-                    .forEach(specs::add);
-        }
-        return specs;
+        assertThat(suite.stream().map(PlannedSpec::name).toList()).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     private static Map<String, Set<String>> upstreamLabels() throws IOException {

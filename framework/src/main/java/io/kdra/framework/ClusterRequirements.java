@@ -1,9 +1,11 @@
 package io.kdra.framework;
 
+import io.kdra.kube.FeatureGates;
 import io.kdra.kube.KubernetesVersion;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -55,6 +57,16 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
                     kubelet = minimum;
                 }
             }
+        }
+        for (Map.Entry<String, Boolean> gate : gates.entrySet()) {
+            // a gate that does not exist yet at the default version cannot be set: raise the version to its first
+            Optional<KubernetesVersion> introduced = FeatureGates.introducedIn(gate.getKey());
+            if (gate.getValue() && introduced.isPresent() && introduced.get().compareTo(kubernetes) > 0) {
+                kubernetes = introduced.get();
+            }
+        }
+        if (kubernetes.compareTo(kubelet) > 0) {
+            kubelet = kubernetes;
         }
         if (kubelet.compareTo(kubernetes) > 0) {
             // a kubelet newer than the control plane is outside the version-skew policy; raise both

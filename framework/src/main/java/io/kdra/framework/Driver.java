@@ -54,6 +54,11 @@ public final class Driver {
     private boolean nodeV1alpha4;
     private boolean nodeV1beta1 = true;
     private boolean nodeV1 = true;
+    private boolean healthV1alpha1 = true;
+    private boolean healthV1 = true;
+    private boolean explicitName;
+    private String reconcilePoolWithName;
+    private boolean usePrivilegedClient;
     private boolean withKubelet = true;
     private boolean expectResourceSliceRemoval = true;
     /** How many of each node's latest gRPC calls a failure report shows. */
@@ -66,6 +71,7 @@ public final class Driver {
 
     private Driver(Framework framework) {
         this.framework = framework;
+        framework.diagnostic(() -> "recent gRPC calls of driver " + name + instanceSuffix, this::recentCalls);
     }
 
     /**
@@ -94,8 +100,8 @@ public final class Driver {
     }
 
     private void initName() {
-        if (name == null) {
-            name(framework.namespace() + nameSuffix + ".k8s.io");
+        if (!explicitName) {
+            name = framework.namespace() + nameSuffix + ".k8s.io";
         }
     }
 
@@ -116,6 +122,9 @@ public final class Driver {
     /** A different driver in the same namespace: changes the driver, class, pod and claim names. */
     public Driver nameSuffix(String suffix) {
         this.nameSuffix = suffix;
+        if (name != null && !explicitName) {
+            initName();
+        }
         return this;
     }
 
@@ -153,6 +162,44 @@ public final class Driver {
         return this;
     }
 
+    /** Serve the v1alpha1 DRAResourceHealth service; on by default. */
+    public Driver healthV1alpha1(boolean enabled) {
+        this.healthV1alpha1 = enabled;
+        return this;
+    }
+
+    public boolean healthV1alpha1() {
+        return healthV1alpha1;
+    }
+
+    /** Serve the v1 DRAResourceHealth service; on by default. */
+    public Driver healthV1(boolean enabled) {
+        this.healthV1 = enabled;
+        return this;
+    }
+
+    public boolean healthV1() {
+        return healthV1;
+    }
+
+    /**
+     * The plugins publish only this pool, without node name, so that a node publishes a pool the whole cluster sees
+     * (upstream's {@code ReconcilePoolWithName}); the generated pool must then select its nodes.
+     */
+    public Driver reconcilePoolWithName(String poolName) {
+        this.reconcilePoolWithName = poolName;
+        return this;
+    }
+
+    /**
+     * The plugins use the cluster-admin client instead of their node-bound identity, which may only write slices
+     * of its own node (upstream's {@code UsePrivilegedClient}).
+     */
+    public Driver usePrivilegedClient(boolean enabled) {
+        this.usePrivilegedClient = enabled;
+        return this;
+    }
+
     /**
      * Without a kubelet (default with), nothing registers with the kubelets, {@link Builder#testPod} only waits for
      * scheduling, and the spec deletes the ResourceSlices.
@@ -183,10 +230,8 @@ public final class Driver {
 
     /** Sets the driver name instead of {@code <namespace><nameSuffix>.k8s.io}; before the driver runs. */
     public Driver name(String driverName) {
-        if (this.name == null) {
-            framework.diagnostic("recent gRPC calls of driver " + driverName + instanceSuffix, this::recentCalls);
-        }
         this.name = driverName;
+        this.explicitName = true;
         return this;
     }
 
@@ -264,7 +309,8 @@ public final class Driver {
             framework.cleanup("wait until the ResourceSlices of " + name + " are gone", this::isGone);
         }
         DriverResources multiHost = resources.get(Resources.MULTI_HOST);
-        if (multiHost != null || !withKubelet) {
+        // the kubelet wipes only slices with its node name
+        if (multiHost != null || !withKubelet || reconcilePoolWithName != null) {
             String driverName = name;
             framework.cleanup("delete the ResourceSlices of " + name,
                     () -> admin.resources(ResourceSlice.class).withField("spec.driver", driverName).delete());
@@ -305,7 +351,8 @@ public final class Driver {
 
     private void startPlugin(Nodes onNodes, String nodeName, DriverResources nodeResources) throws IOException {
         NodeAccess access = framework.backend().node(nodeName);
-        KubernetesClient client = access.driverClient(framework.namespace(), serviceAccountName());
+        KubernetesClient client = usePrivilegedClient ? framework.client()
+                : access.driverClient(framework.namespace(), serviceAccountName());
         FaultInjector injector = new FaultInjector(nodeName, callCounts, failing);
         String instanceUid = UUID.randomUUID().toString();
         if (pluginFactory != null) {
@@ -346,7 +393,12 @@ public final class Driver {
                 .streamInterceptor(injector)
                 .nodeV1(nodeV1)
                 .nodeV1beta1(nodeV1beta1)
-                .nodeV1alpha4(nodeV1alpha4);
+                .nodeV1alpha4(nodeV1alpha4)
+                .healthV1alpha1(healthV1alpha1)
+                .healthV1(healthV1);
+        if (reconcilePoolWithName != null) {
+            plugin.reconcilePoolWithName(reconcilePoolWithName);
+        }
         if (rollingUpdate) {
             plugin.rollingUpdate(instanceUid).flockDirectory(onNodes.tempDirectory());
         }

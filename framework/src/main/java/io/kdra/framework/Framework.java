@@ -52,7 +52,7 @@ public final class Framework {
     private record NamedStep(String what, Step step) {
     }
 
-    private record Diagnostic(String title, Supplier<String> content) {
+    private record Diagnostic(Supplier<String> title, Supplier<String> content) {
     }
 
     private final String baseName;
@@ -116,7 +116,7 @@ public final class Framework {
      * Adds a section to the report of a failed spec, for state only the caller knows (a driver's gRPC calls); the
      * content is computed when the spec has failed, before the cleanups run.
      */
-    public void diagnostic(String title, Supplier<String> content) {
+    public void diagnostic(Supplier<String> title, Supplier<String> content) {
         synchronized (diagnostics) {
             diagnostics.add(new Diagnostic(title, content));
         }
@@ -266,7 +266,7 @@ public final class Framework {
             } catch (RuntimeException e) {
                 content = "(not available: " + e + ")\n";
             }
-            sections.put(diagnostic.title(), content);
+            sections.put(diagnostic.title().get(), content);
         }
         return new FailureReport(lastStep, sections);
     }

@@ -28,6 +28,12 @@ public record MethodInstance(String nodeName, String fullMethod) {
     public static final String NOTIFY_REGISTRATION_STATUS =
             "/pluginregistration.Registration/NotifyRegistrationStatus";
 
+    /** The health stream a 1.34 to 1.36 kubelet opens. */
+    public static final String NODE_WATCH_RESOURCES_V1ALPHA1 =
+            "/v1alpha1.DRAResourceHealth/NodeWatchResources";
+    /** The health stream a 1.37+ kubelet opens when the driver serves it. */
+    public static final String NODE_WATCH_RESOURCES_V1 = "/v1.DRAResourceHealth/NodeWatchResources";
+
     public MethodInstance {
         Objects.requireNonNull(nodeName, "nodeName");
         if (fullMethod == null || !fullMethod.startsWith("/")) {

@@ -103,6 +103,27 @@ public final class Resources {
         return resources;
     }
 
+    /** The operations of ResourceSlice {@code spec.skipNodeOperations}: every node operation. */
+    public static final String SKIP_NODE_OPERATION_ALL = "*";
+    /** The operations of ResourceSlice {@code spec.skipNodeOperations}: NodeUnprepareResources only. */
+    public static final String SKIP_NODE_OPERATION_NODE_UNPREPARE_RESOURCES = "NodeUnprepareResources";
+
+    /**
+     * Like {@link #driverResourcesNow(Nodes, int, Map[])} without per-node attributes, with slices that tell the
+     * kubelet to skip these node operations (upstream's {@code DriverResourcesWithSkipNodeOperationsNow}).
+     */
+    public static Map<String, DriverResources> driverResourcesWithSkipNodeOperationsNow(Nodes nodes,
+            int maxAllocations, String... operations) {
+        Map<String, DriverResources> resources = new LinkedHashMap<>();
+        driverResourcesNow(nodes, maxAllocations).forEach((node, driverResources) -> {
+            Map<String, Pool> pools = new LinkedHashMap<>();
+            driverResources.pools().forEach((name, pool) -> pools.put(name,
+                    pool.withSkipNodeOperations(List.of(operations))));
+            resources.put(node, new DriverResources(pools));
+        });
+        return resources;
+    }
+
     /**
      * A pool on the first node with the given counter sets in one slice and the devices in another (upstream's
      * {@code ToDriverResources}).
@@ -127,7 +148,8 @@ public final class Resources {
                             all.addAll(List.of(taints));
                             return new DeviceBuilder(device).withTaints(all).build();
                         }).toList(), slice.sharedCounters())).toList(),
-                        pool.nodeSelector(), pool.allNodes(), pool.perDeviceNodeSelection(), pool.generation())));
+                        pool.nodeSelector(), pool.allNodes(), pool.perDeviceNodeSelection(), pool.generation(),
+                        pool.skipNodeOperations())));
                 tainted.put(key, new DriverResources(pools));
             });
             return tainted;

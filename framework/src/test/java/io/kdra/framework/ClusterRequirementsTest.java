@@ -25,4 +25,13 @@ class ClusterRequirementsTest {
         assertThat(ClusterRequirements.forTags(Set.of("DRA", "KubeletMinVersion:1.33")))
                 .isEqualTo(ClusterRequirements.forTags(Set.of("sig-node", "Conformance")));
     }
+
+    @Test
+    void aGateNewerThanTheDefaultVersionRaisesControlPlaneAndKubelets() {
+        ClusterRequirements requirements = ClusterRequirements.forTags(Set.of("FeatureGate:DRADeviceTaints",
+                "FeatureGate:DRADeviceTaintRules"));
+
+        assertThat(requirements.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
+        assertThat(requirements.kubeletVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
+    }
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,6 +154,12 @@ public final class FeatureGates {
     /** Every known gate with its effective value, by name; gates that do not exist yet at this version are off. */
     public Map<String, Boolean> asMap() {
         return effective;
+    }
+
+    /** The first version that has {@code gate} (upstream's first non-PreAlpha spec); empty for an unknown gate. */
+    public static Optional<KubernetesVersion> introducedIn(String gate) {
+        Gate known = GATES.get(gate);
+        return known == null ? Optional.empty() : Optional.of(known.timeline().get(0).since());
     }
 
     /** The names of every gate kdra knows, at any version, sorted. */

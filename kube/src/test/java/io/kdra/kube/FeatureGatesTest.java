@@ -225,4 +225,11 @@ class FeatureGatesTest {
                 .map(Map.Entry::getKey)
                 .toList();
     }
+
+    @Test
+    void introducedInIsTheFirstVersionOfAGate() {
+        assertThat(FeatureGates.introducedIn(FeatureGates.DRA_DEVICE_TAINT_RULES))
+                .contains(new KubernetesVersion(1, 35));
+        assertThat(FeatureGates.introducedIn("NoSuchGate")).isEmpty();
+    }
 }

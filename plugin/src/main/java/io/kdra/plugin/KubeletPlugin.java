@@ -64,7 +64,8 @@ public final class KubeletPlugin implements AutoCloseable {
 
     /** What {@link #publishResources} needs, fixed at start. */
     private record PublishSettings(KubernetesClient client, String nodeName, String nodeUid,
-            ResourceSlicePublisher.ErrorHandler errorHandler, Duration syncDelay, boolean deleteOnStop) {
+            ResourceSlicePublisher.ErrorHandler errorHandler, Duration syncDelay, boolean deleteOnStop,
+            String reconcilePoolWithName) {
     }
 
     private final String driverName;
@@ -92,7 +93,8 @@ public final class KubeletPlugin implements AutoCloseable {
         this.registration = new RegistrationService(driverName, draSocket.toString(), supportedVersions);
         this.healthServed = settings.services.stream().anyMatch(ServedService::isHealth);
         this.publishing = new PublishSettings(settings.client, settings.nodeName, settings.nodeUid,
-                settings.sliceErrorHandler, settings.sliceSyncDelay, settings.deleteSlicesOnStop);
+                settings.sliceErrorHandler, settings.sliceSyncDelay, settings.deleteSlicesOnStop,
+                settings.reconcilePoolWithName);
         this.stopGracePeriod = settings.stopGracePeriod;
         this.eventLoops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kdra-plugin-io", true),
                 EpollIoHandler.newFactory());
@@ -172,12 +174,15 @@ public final class KubeletPlugin implements AutoCloseable {
             throw new IllegalStateException("no node name was set to publish resources");
         }
         if (publisher == null) {
-            publisher = ResourceSlicePublisher.builder(publishing.client(), driverName)
+            ResourceSlicePublisher.Builder builder = ResourceSlicePublisher.builder(publishing.client(), driverName)
                     .nodeOwner(publishing.nodeName(), publishing.nodeUid())
                     .errorHandler(publishing.errorHandler())
                     .syncDelay(publishing.syncDelay())
-                    .deleteOnStop(publishing.deleteOnStop())
-                    .start(resources);
+                    .deleteOnStop(publishing.deleteOnStop());
+            if (publishing.reconcilePoolWithName() != null) {
+                builder.reconcilePoolWithName(publishing.reconcilePoolWithName());
+            }
+            publisher = builder.start(resources);
         } else {
             publisher.update(resources);
         }
@@ -306,6 +311,7 @@ public final class KubeletPlugin implements AutoCloseable {
                 (error, context) -> LOG.warn("{}: {}", context, error.getMessage());
         private Duration sliceSyncDelay = ResourceSlicePublisher.DEFAULT_SYNC_DELAY;
         private boolean deleteSlicesOnStop;
+        private String reconcilePoolWithName;
 
         private Builder(String driverName, DraPlugin plugin) {
             this.driverName = driverName;
@@ -468,6 +474,14 @@ public final class KubeletPlugin implements AutoCloseable {
         /** See {@link ResourceSlicePublisher.Builder#syncDelay}; default 30 s as upstream. */
         public Builder resourceSliceSyncDelay(Duration delay) {
             this.sliceSyncDelay = delay;
+            return this;
+        }
+
+        /**
+         * Publishes one pool visible beyond this node: see {@link ResourceSlicePublisher.Builder#reconcilePoolWithName}.
+         */
+        public Builder reconcilePoolWithName(String poolName) {
+            this.reconcilePoolWithName = poolName;
             return this;
         }
 

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.zip.CRC32;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -23,7 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code {"Data":"<json>","Checksum":<CRC-32 of Data>}} where Data is
  * {@code {"kind":"DRACheckpoint","apiVersion":"checkpoint.dra.kubelet.k8s.io/v1","Entries":[...]}} and each entry is
  * {@code {ClaimUID, ClaimName, Namespace, PodUIDs: {uid: {}}, DriverState: {driver: {Devices: [{PoolName,
- * DeviceName, ShareID, RequestNames, CDIDeviceIDs}]}}}} (Go's encoding: a set is an object of empty objects, an empty
+ * DeviceName, ShareID, RequestNames, CDIDeviceIDs}], SkipNodeOperations: [...]}}}} (Go's encoding: a set is an object of empty objects, an empty
  * slice is {@code null}). Written atomically (temporary file, then rename).
  */
 final class Checkpoint {
@@ -50,6 +52,10 @@ final class Checkpoint {
             ObjectNode drivers = entry.putObject("DriverState");
             for (Map.Entry<String, List<ClaimInfo.Device>> driver : claim.driverState.entrySet()) {
                 ObjectNode state = drivers.putObject(driver.getKey());
+                Set<String> skipped = claim.skippedOperations.get(driver.getKey());
+                if (skipped != null) {
+                    putStrings(state, "SkipNodeOperations", List.copyOf(skipped));
+                }
                 if (driver.getValue().isEmpty()) {
                     state.putNull("Devices");
                     continue;
@@ -114,6 +120,10 @@ final class Checkpoint {
                                 strings(device.path("RequestNames")), strings(device.path("CDIDeviceIDs"))));
                     }
                     claim.driverState.put(driver.getKey(), devices);
+                    List<String> skipped = strings(driver.getValue().path("SkipNodeOperations"));
+                    if (!skipped.isEmpty()) {
+                        claim.skippedOperations.put(driver.getKey(), new TreeSet<>(skipped));
+                    }
                 }
                 claims.add(claim);
             }

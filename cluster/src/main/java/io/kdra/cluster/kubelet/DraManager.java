@@ -127,7 +127,12 @@ final class DraManager implements DraPluginManager.HealthListener {
             if (claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
                 throw new DraException("ResourceClaim " + name.name() + ": not allocated");
             }
+            Map<String, Set<String>> skipped = skippedOperations(claim);
             for (String driver : drivers(claim)) {
+                // a driver whose devices skip preparation may have no node plugin at all
+                if (skipped.getOrDefault(driver, Set.of()).contains(ClaimInfo.NODE_PREPARE_RESOURCES)) {
+                    continue;
+                }
                 if (!pluginsByDriver.containsKey(driver)) {
                     try {
                         pluginsByDriver.put(driver, plugins.get(driver));
@@ -150,6 +155,7 @@ final class DraManager implements DraPluginManager.HealthListener {
                     for (String driver : drivers(claim)) {
                         info.driverState.put(driver, new ArrayList<>());
                     }
+                    info.skippedOperations.putAll(skippedOperations(claim));
                     cache.put(info.key(), info);
                 } else if (!info.claimUid.equals(claimUid)) {
                     throw new DraException("old ResourceClaim with same name " + claimName + " and different UID "
@@ -164,7 +170,9 @@ final class DraManager implements DraPluginManager.HealthListener {
                 Claim request = Claim.newBuilder().setNamespace(namespace).setUid(claimUid).setName(claimName)
                         .build();
                 for (String driver : info.driverState.keySet()) {
-                    batches.computeIfAbsent(driver, d -> new ArrayList<>()).add(request);
+                    if (!info.skips(driver, ClaimInfo.NODE_PREPARE_RESOURCES)) {
+                        batches.computeIfAbsent(driver, d -> new ArrayList<>()).add(request);
+                    }
                 }
             }
         }
@@ -249,7 +257,9 @@ final class DraManager implements DraPluginManager.HealthListener {
                 Claim request = Claim.newBuilder().setNamespace(namespace).setUid(info.claimUid)
                         .setName(info.claimName).build();
                 for (String driver : info.driverState.keySet()) {
-                    batches.computeIfAbsent(driver, d -> new ArrayList<>()).add(request);
+                    if (!info.skips(driver, ClaimInfo.NODE_UNPREPARE_RESOURCES)) {
+                        batches.computeIfAbsent(driver, d -> new ArrayList<>()).add(request);
+                    }
                 }
             }
             if (changed && toRemove.isEmpty()) {
@@ -574,6 +584,23 @@ final class DraManager implements DraPluginManager.HealthListener {
             }
         }
         return false;
+    }
+
+    /**
+     * Per driver, the node operations all of its devices in the claim skip.
+     *
+     * @throws DraException if the claim asks to skip any while the DRAOptionalNodeOperations gate is off
+     */
+    private Map<String, Set<String>> skippedOperations(ResourceClaim claim) throws DraException {
+        var devices = claim.getStatus().getAllocation().getDevices();
+        if (devices == null) {
+            return Map.of();
+        }
+        boolean asksToSkip = devices.getResults().stream().anyMatch(result -> !result.getSkipNodeOperations().isEmpty());
+        if (asksToSkip && !config.featureGates().enabled(FeatureGates.DRA_OPTIONAL_NODE_OPERATIONS)) {
+            throw new DraException("DRAOptionalNodeOperations feature gate is disabled on kubelet");
+        }
+        return ClaimInfo.skippedOperations(devices.getResults());
     }
 
     private static Set<String> drivers(ResourceClaim claim) {

@@ -33,7 +33,8 @@ enum HealthService {
 
     /**
      * The health stream a kubelet opens for a plugin: none without the {@code ResourceHealthStatus} gate or before
-     * 1.34; v1alpha1 for every plugin on 1.34 and 1.35; from 1.36 only a service the plugin advertised, newest first.
+     * 1.34; v1alpha1 for every plugin on 1.34 and 1.35; from 1.36 only a service the plugin advertised, newest first,
+     * where v1 needs a 1.37 kubelet (1.36 kubelets have no v1 client).
      */
     static Optional<HealthService> choose(KubernetesVersion version, FeatureGates gates, List<String> supported) {
         if (!gates.enabled(FeatureGates.RESOURCE_HEALTH_STATUS) || !version.atLeast(1, 34)) {
@@ -43,6 +44,9 @@ enum HealthService {
             return Optional.of(V1ALPHA1);
         }
         for (HealthService service : values()) {
+            if (service == V1 && !version.atLeast(1, 37)) {
+                continue;
+            }
             if (supported.contains(service.serviceName)) {
                 return Optional.of(service);
             }

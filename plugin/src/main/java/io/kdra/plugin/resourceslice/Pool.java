@@ -20,13 +20,28 @@ import java.util.Set;
  * @param allNodes whether every node can use the pool
  * @param perDeviceNodeSelection whether each device names its own node(s)
  * @param generation a minimum pool generation; 0 lets the publisher count generations itself
+ * @param skipNodeOperations the node operations the kubelet skips for the pool's devices ({@code spec
+ *     .skipNodeOperations} of every slice: {@code NodePrepareResources}, {@code NodeUnprepareResources}, {@code *});
+ *     empty for none
  */
 public record Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
-        long generation) {
+        long generation, List<String> skipNodeOperations) {
 
-    /** Copies the slice list; {@code null} means none. */
+    /** Copies the lists; {@code null} means none. */
     public Pool {
         slices = slices == null ? List.of() : List.copyOf(slices);
+        skipNodeOperations = skipNodeOperations == null ? List.of() : List.copyOf(skipNodeOperations);
+    }
+
+    /** A pool whose devices need every node operation. */
+    public Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
+            long generation) {
+        this(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, List.of());
+    }
+
+    /** This pool with the given node operations skipped. */
+    public Pool withSkipNodeOperations(List<String> operations) {
+        return new Pool(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, operations);
     }
 
     /** A pool with the given slices and no node selection, as node-local pools have. */

@@ -61,7 +61,9 @@ import org.slf4j.LoggerFactory;
  * <p>It watches and lists with the field selectors the Go controller uses ({@code spec.driver=<driver>} and
  * {@code spec.nodeName=<node>}, or an empty node name for cluster-wide slices) and reads the current slices with a
  * LIST before every sync. All slices matching the selector belong to the publisher: use one publisher per driver and
- * node, and one per driver for cluster-wide pools.
+ * node, and one per driver for cluster-wide pools. With {@link Builder#reconcilePoolWithName} a node's publisher owns
+ * just the slices of that one pool ({@code spec.pool.name=<pool>}) and leaves {@code spec.nodeName} unset, so that a
+ * node publishes a pool the whole cluster sees (upstream's {@code ReconcilePoolWithName}).
  */
 public final class ResourceSlicePublisher implements AutoCloseable {
 
@@ -111,6 +113,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     private final KubernetesClient client;
     private final String driverName;
     private final String nodeName;
+    private final String reconciledPool;
     private final ErrorHandler errorHandler;
     private final Duration syncDelay;
     private final boolean deleteOnStop;
@@ -133,6 +136,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         this.client = builder.client;
         this.driverName = builder.driverName;
         this.nodeName = builder.nodeName;
+        this.reconciledPool = builder.reconcilePoolWithName;
         this.nodeUid = builder.nodeUid;
         this.errorHandler = builder.errorHandler;
         this.syncDelay = builder.syncDelay;
@@ -246,6 +250,17 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     }
 
     private void checkNodeSelection(String name, Pool pool) {
+        if (reconciledPool != null) {
+            if (!reconciledPool.equals(name)) {
+                throw new IllegalArgumentException("pool \"" + name + "\": this publisher reconciles only pool \""
+                        + reconciledPool + "\"");
+            }
+            if (pool.nodeSelections() != 1) {
+                throw new IllegalArgumentException("pool \"" + name
+                        + "\": a pool reconciled by name needs one of nodeSelector, allNodes or perDeviceNodeSelection");
+            }
+            return;
+        }
         if (nodeName != null && pool.nodeSelections() > 0) {
             throw new IllegalArgumentException("pool \"" + name + "\": pools local to node " + nodeName
                     + " must not set nodeSelector, allNodes or perDeviceNodeSelection");
@@ -451,6 +466,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                 && Objects.equals(current.getNodeSelector(), desired.nodeSelector())
                 && Boolean.TRUE.equals(current.getAllNodes()) == desired.allNodes()
                 && Boolean.TRUE.equals(current.getPerDeviceNodeSelection()) == desired.perDeviceNodeSelection()
+                && current.getSkipNodeOperations().equals(desired.skipNodeOperations())
                 && current.getSharedCounters().equals(want.sharedCounters())
                 && current.getDevices().equals(withStoredTaintTimes(want.devices(), current.getDevices()));
     }
@@ -460,10 +476,12 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         return new ResourceSliceSpecBuilder()
                 .withDriver(driverName)
                 .withPool(pool)
-                .withNodeName(nodeName)
+                .withNodeName(reconciledPool == null ? nodeName : null)
                 .withNodeSelector(desired.nodeSelector())
                 .withAllNodes(desired.allNodes() ? Boolean.TRUE : null)
                 .withPerDeviceNodeSelection(desired.perDeviceNodeSelection() ? Boolean.TRUE : null)
+                .withSkipNodeOperations(desired.skipNodeOperations().isEmpty() ? null
+                        : new ArrayList<>(desired.skipNodeOperations()))
                 .withDevices(devices)
                 .withSharedCounters(sharedCounters)
                 .build();
@@ -560,6 +578,9 @@ public final class ResourceSlicePublisher implements AutoCloseable {
 
     /** The slices this publisher owns, selected as the Go controller selects them. */
     private FilterWatchListDeletable<ResourceSlice, ResourceSliceList, Resource<ResourceSlice>> selected() {
+        if (reconciledPool != null) {
+            return slices().withField("spec.driver", driverName).withField("spec.pool.name", reconciledPool);
+        }
         return slices()
                 .withField("spec.driver", driverName)
                 .withField("spec.nodeName", nodeName == null ? "" : nodeName);
@@ -584,6 +605,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         private final String driverName;
         private String nodeName;
         private String nodeUid;
+        private String reconcilePoolWithName;
         private ErrorHandler errorHandler = (error, context) -> LOG.warn("{}: {}", context, error.getMessage());
         private Duration syncDelay = DEFAULT_SYNC_DELAY;
         private boolean deleteOnStop;
@@ -609,6 +631,19 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             }
             this.nodeName = nodeName;
             this.nodeUid = nodeUid;
+            return this;
+        }
+
+        /**
+         * Reconciles only the slices of this pool, selected by driver and pool name, and publishes them without
+         * {@code spec.nodeName} even for a node owner; the pool must then set a node selection (for example
+         * {@code allNodes}) and be the only pool given.
+         */
+        public Builder reconcilePoolWithName(String poolName) {
+            if (poolName == null || poolName.isEmpty()) {
+                throw new IllegalArgumentException("name of the reconciled pool is empty");
+            }
+            this.reconcilePoolWithName = poolName;
             return this;
         }
 

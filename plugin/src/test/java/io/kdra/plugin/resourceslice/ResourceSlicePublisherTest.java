@@ -237,6 +237,45 @@ class ResourceSlicePublisherTest {
     }
 
     @Test
+    void aPoolReconciledByNameIsOwnedByTheNodeWithoutNodeNameAndComesBackWhenDeleted() {
+        ResourceSlice otherPool = client.resource(foreignSlice("other-pool", driver, nodeName)).create();
+        publisher = nodePublisher().reconcilePoolWithName("all-nodes-pool").start(DriverResources.of("all-nodes-pool",
+                new Pool(List.of(Slice.ofDevices(Devices.plain(1))), null, true, false, 0)));
+
+        ResourceSlice published = await().atMost(WAIT).until(() -> slices().stream()
+                .filter(slice -> slice.getSpec().getPool().getName().equals("all-nodes-pool")).toList(),
+                list -> list.size() == 1).get(0);
+        assertThat(published.getSpec().getNodeName()).isNull();
+        assertThat(published.getSpec().getAllNodes()).isTrue();
+        assertThat(published.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
+        assertThat(published.getMetadata().getOwnerReferences()).extracting(owner -> owner.getKind())
+                .containsExactly("Node");
+
+        client.resource(published).delete();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
+                .filteredOn(slice -> slice.getSpec().getPool().getName().equals("all-nodes-pool"))
+                .singleElement().satisfies(slice -> assertThat(slice.getMetadata().getUid())
+                        .isNotEqualTo(published.getMetadata().getUid())));
+        // the node's other slices are not this publisher's
+        assertThat(client.resource(otherPool).get()).isNotNull();
+        assertThatThrownBy(() -> publisher.update(DriverResources.of(nodeName, Pool.ofDevices(List.of()))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("pool \"" + nodeName + "\": this publisher reconciles only pool \"all-nodes-pool\"");
+    }
+
+    @Test
+    void skippedNodeOperationsOfAPoolArePublishedAndUpdated() {
+        Pool pool = Pool.ofDevices(Devices.plain(1));
+        publisher = nodePublisher().start(DriverResources.of(nodeName, pool.withSkipNodeOperations(List.of("*"))));
+        assertThat(awaitSlices(1).get(0).getSpec().getSkipNodeOperations()).containsExactly("*");
+
+        publisher.update(DriverResources.of(nodeName, pool.withSkipNodeOperations(List.of("NodeUnprepareResources"))));
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices()).singleElement().satisfies(slice ->
+                assertThat(slice.getSpec().getSkipNodeOperations()).containsExactly("NodeUnprepareResources")));
+    }
+
+    @Test
     void devicesMayNameTheirOwnNodes() {
         List<Device> devices = List.of(
                 new DeviceBuilder(Devices.device("device-00"))

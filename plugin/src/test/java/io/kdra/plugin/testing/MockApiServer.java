@@ -25,7 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The fabric8 mock API server in CRUD mode, plus the {@code spec.*} field selectors the real API server offers for
- * ResourceSlices ({@code spec.driver}, {@code spec.nodeName}), which the mock silently matches against nothing.
+ * ResourceSlices ({@code spec.driver}, {@code spec.nodeName}, {@code spec.pool.name}), which the mock silently matches against nothing.
  * Lists apply them to the items; watches drop them and deliver all events, which is enough for code that only uses
  * watch events as a trigger to list again.
  */
@@ -158,7 +158,10 @@ public final class MockApiServer implements AutoCloseable {
         /** A missing field counts as empty, as for the real field selectors. */
         boolean matches(JsonNode item) {
             return specFields.entrySet().stream().allMatch(field -> {
-                JsonNode value = item.path("spec").path(field.getKey().substring("spec.".length()));
+                JsonNode value = item;
+                for (String name : field.getKey().split("\\.")) {
+                    value = value.path(name);
+                }
                 return (value.isMissingNode() || value.isNull() ? "" : value.asString()).equals(field.getValue());
             });
         }

@@ -5,7 +5,6 @@ import io.kdra.kube.FeatureGates;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -18,8 +17,8 @@ import org.opentest4j.TestAbortedException;
 /**
  * Runs a spec class's {@link Framework}: before each spec it picks the cluster backend, creates the namespace and runs
  * the registered before-each setup in order; after it, it runs the cleanups. The backend is the embedded cluster
- * (one per distinct {@link ClusterRequirements}, started on first use and shared by all specs of the run), or, with
- * the system property {@value #KUBECONFIG_PROPERTY}, the cluster of that kubeconfig.
+ * (one for all specs of the run, with the requirements of every spec in it, see {@link #requirements}; started on
+ * first use), or, with the system property {@value #KUBECONFIG_PROPERTY}, the cluster of that kubeconfig.
  */
 public final class FrameworkExtension implements BeforeEachCallback, AfterEachCallback {
 
@@ -33,6 +32,10 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
      * take the write lock, every other spec a read lock. Fair, so that a waiting Serial spec is not starved.
      */
     private static final ReadWriteLock SPECS = new ReentrantReadWriteLock(true);
+    private record PlanRequirements(Set<String> labels, Optional<ClusterRequirements> requirements) {
+    }
+
+    private static PlanRequirements lastPlan;
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(FrameworkExtension.class);
 
     /** A backend, or why it could not start, so that a broken configuration fails every spec at once. */
@@ -95,11 +98,18 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
      * accepts that union, each spec gets a cluster of its own requirements.
      */
     static ClusterRequirements requirements(Set<String> specTags) {
-        return SuitePlan.labels().map(planLabels -> {
-            Set<String> union = new HashSet<>(planLabels);
-            union.addAll(specTags);
-            return ClusterRequirements.forTags(union);
-        }).filter(FrameworkExtension::startable).orElseGet(() -> ClusterRequirements.forTags(specTags));
+        return SuitePlan.labels().filter(planLabels -> planLabels.containsAll(specTags))
+                .flatMap(FrameworkExtension::planRequirements)
+                .orElseGet(() -> ClusterRequirements.forTags(specTags));
+    }
+
+    /** The plan's requirements, computed once per plan (checking the gates logs their warnings). */
+    private static synchronized Optional<ClusterRequirements> planRequirements(Set<String> planLabels) {
+        if (lastPlan == null || lastPlan.labels() != planLabels) {
+            ClusterRequirements union = ClusterRequirements.forTags(planLabels);
+            lastPlan = new PlanRequirements(planLabels, startable(union) ? Optional.of(union) : Optional.empty());
+        }
+        return lastPlan.requirements();
     }
 
     private static boolean startable(ClusterRequirements requirements) {

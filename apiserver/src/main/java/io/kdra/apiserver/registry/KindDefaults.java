@@ -23,6 +23,13 @@ final class KindDefaults {
             "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
             "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding");
 
+    /**
+     * Kinds whose Go type holds its status by value: kube-apiserver always shows their {@code status}, as {@code {}}
+     * when nothing is set, so a client may patch {@code /status/allocation} into a fresh claim.
+     */
+    private static final Set<String> STRUCT_STATUS_KINDS =
+            Set.of("resource.k8s.io/ResourceClaim", "resource.k8s.io/DeviceTaintRule");
+
     static final String NAMESPACE_FINALIZER = "kubernetes";
     private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
@@ -34,6 +41,9 @@ final class KindDefaults {
     }
 
     static void applyOnCreate(ResourceType type, ObjectNode object) {
+        if (hasStructStatus(type)) {
+            Json.ensureObject(object, "status");
+        }
         if (isPod(type)) {
             ObjectNode status = Json.ensureObject(object, "status");
             status.put("phase", "Pending");
@@ -77,6 +87,9 @@ final class KindDefaults {
      * {@code qosClass} keeps the pod's (a kubelet writes status without it).
      */
     static void applyOnStatusWrite(ResourceType type, ObjectNode next, ObjectNode current) {
+        if (hasStructStatus(type)) {
+            Json.ensureObject(next, "status");
+        }
         if (isPod(type) && Json.isEmpty(Json.at(next, "status", "qosClass"))) {
             JsonNode qosClass = Json.at(current, "status", "qosClass");
             if (qosClass.isString()) {
@@ -89,6 +102,10 @@ final class KindDefaults {
      * Labels a namespace with its own name ({@code kubernetes.io/metadata.name}), on every write as kube-apiserver
      * does, so that namespace selectors can select by name.
      */
+    private static boolean hasStructStatus(ResourceType type) {
+        return STRUCT_STATUS_KINDS.contains(type.group() + "/" + type.kind());
+    }
+
     static void labelNamespace(ResourceType type, ObjectNode object) {
         if (type.group().isEmpty() && type.kind().equals("Namespace") && Meta.name(object) != null) {
             Json.ensureObject(object, "metadata", "labels").put(NAMESPACE_NAME_LABEL, Meta.name(object));

@@ -20,13 +20,26 @@ import java.util.Set;
  * @param allNodes whether every node can use the pool
  * @param perDeviceNodeSelection whether each device names its own node(s)
  * @param generation a minimum pool generation; 0 lets the publisher count generations itself
+ * @param partitionTypeAttribute the fully qualified device attribute whose value names each device's partition type
+ *     ({@code spec.partitionTypeAttribute} of every slice, DRAPartitionableDevicesType), or {@code null}
  */
 public record Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
-        long generation) {
+        long generation, String partitionTypeAttribute) {
 
     /** Copies the slice list; {@code null} means none. */
     public Pool {
         slices = slices == null ? List.of() : List.copyOf(slices);
+    }
+
+    /** A pool without a partition type attribute. */
+    public Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
+            long generation) {
+        this(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, null);
+    }
+
+    /** This pool with the partition type attribute. */
+    public Pool withPartitionTypeAttribute(String attribute) {
+        return new Pool(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, attribute);
     }
 
     /** A pool with the given slices and no node selection, as node-local pools have. */

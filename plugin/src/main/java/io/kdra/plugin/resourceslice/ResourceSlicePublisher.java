@@ -464,6 +464,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                 .withNodeSelector(desired.nodeSelector())
                 .withAllNodes(desired.allNodes() ? Boolean.TRUE : null)
                 .withPerDeviceNodeSelection(desired.perDeviceNodeSelection() ? Boolean.TRUE : null)
+                .withPartitionTypeAttribute(desired.partitionTypeAttribute())
                 .withDevices(devices)
                 .withSharedCounters(sharedCounters)
                 .build();

@@ -107,4 +107,18 @@ class DeviceStatusAuthorizationTest extends ServerTestBase {
                 .updateStatus();
         assertThat(updated.getStatus().getDevices()).hasSize(1);
     }
+
+    @Test
+    void deallocatingDropsTheDeviceStatusOfTheDeallocatedDevices() {
+        String ns = fixture.namespace();
+        ResourceClaim claim = fixture.client.resource(withDeviceStatus(allocated(ns), "inf1")).updateStatus();
+        KubernetesClient controllerManager = fixture.clientFor(fixture.server.issueToken(new UserInfo(
+                "system:kube-controller-manager", "", List.of("system:authenticated"), Map.of())));
+
+        claim.getStatus().setAllocation(null);
+        ResourceClaim deallocated = controllerManager.resource(claim).updateStatus();
+
+        assertThat(deallocated.getStatus().getAllocation()).isNull();
+        assertThat(deallocated.getStatus().getDevices()).isEmpty();
+    }
 }

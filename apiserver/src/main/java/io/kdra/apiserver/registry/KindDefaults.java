@@ -4,10 +4,12 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -90,6 +92,9 @@ final class KindDefaults {
         if (hasStructStatus(type)) {
             Json.ensureObject(next, "status");
         }
+        if (type.group().equals("resource.k8s.io") && type.kind().equals("ResourceClaim")) {
+            dropDeallocatedDeviceStatus(next, current);
+        }
         if (isPod(type) && Json.isEmpty(Json.at(next, "status", "qosClass"))) {
             JsonNode qosClass = Json.at(current, "status", "qosClass");
             if (qosClass.isString()) {
@@ -102,6 +107,37 @@ final class KindDefaults {
      * Labels a namespace with its own name ({@code kubernetes.io/metadata.name}), on every write as kube-apiserver
      * does, so that namespace selectors can select by name.
      */
+    /**
+     * A status write that deallocates devices also drops their {@code status.devices} entries, as the claim status
+     * strategy does, so that the controller that deallocates need not know the drivers' entries.
+     */
+    private static void dropDeallocatedDeviceStatus(ObjectNode next, ObjectNode current) {
+        Set<String> deallocated = new HashSet<>(allocatedDevices(current));
+        deallocated.removeAll(allocatedDevices(next));
+        if (deallocated.isEmpty() || !(Json.at(next, "status", "devices") instanceof ArrayNode devices)) {
+            return;
+        }
+        for (int i = devices.size() - 1; i >= 0; i--) {
+            if (deallocated.contains(deviceId(devices.get(i)))) {
+                devices.remove(i);
+            }
+        }
+        if (devices.isEmpty()) {
+            ((ObjectNode) next.get("status")).remove("devices");
+        }
+    }
+
+    private static Set<String> allocatedDevices(ObjectNode claim) {
+        Set<String> ids = new HashSet<>();
+        Json.at(claim, "status", "allocation", "devices", "results").forEach(result -> ids.add(deviceId(result)));
+        return ids;
+    }
+
+    private static String deviceId(JsonNode entry) {
+        return entry.path("driver").asString("") + "/" + entry.path("pool").asString("") + "/"
+                + entry.path("device").asString("");
+    }
+
     private static boolean hasStructStatus(ResourceType type) {
         return STRUCT_STATUS_KINDS.contains(type.group() + "/" + type.kind());
     }

@@ -298,10 +298,11 @@ public final class Driver {
         Config config = new ConfigBuilder(framework.client().getConfiguration())
                 .withImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccountName())
                 .withImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace)
+                // header names cannot hold the keys' slash: escaped as client-go does, the server unescapes them
                 .withImpersonateExtras(Map.of(
-                        "authentication.kubernetes.io/pod-name", List.of(pod.getMetadata().getName()),
-                        "authentication.kubernetes.io/pod-uid", List.of(pod.getMetadata().getUid()),
-                        "authentication.kubernetes.io/node-name", List.of(pod.getSpec().getNodeName())))
+                        "authentication.kubernetes.io%2Fpod-name", List.of(pod.getMetadata().getName()),
+                        "authentication.kubernetes.io%2Fpod-uid", List.of(pod.getMetadata().getUid()),
+                        "authentication.kubernetes.io%2Fnode-name", List.of(pod.getSpec().getNodeName())))
                 .build();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
         framework.cleanup("close the client of kubelet plugin " + pod.getMetadata().getName(), client::close);

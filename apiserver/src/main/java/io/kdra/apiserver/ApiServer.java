@@ -54,7 +54,7 @@ public final class ApiServer implements AutoCloseable {
         this.config = config;
         this.store = new Store(config.historySize());
         this.authenticator = new Authenticator();
-        BuiltinPlugins plugins = new BuiltinPlugins(store);
+        BuiltinPlugins plugins = new BuiltinPlugins(store, config.featureGates());
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
         this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);

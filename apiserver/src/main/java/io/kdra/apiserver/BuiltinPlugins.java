@@ -3,6 +3,10 @@ package io.kdra.apiserver;
 import io.kdra.apiserver.api.ObjectValidator;
 import io.kdra.apiserver.admission.AdmissionPlugin;
 import io.kdra.apiserver.admission.AdminAccessValidation;
+import io.kdra.apiserver.admission.DeviceStatusAuthorization;
+import io.kdra.apiserver.auth.RbacAuthorizer;
+import io.kdra.kube.FeatureGates;
+import java.util.ArrayList;
 import io.kdra.apiserver.admission.NodeBoundSliceAdmission;
 import io.kdra.apiserver.admission.QuotaAdmission;
 import io.kdra.apiserver.api.BuiltinResources;
@@ -21,9 +25,11 @@ import java.util.function.Predicate;
 final class BuiltinPlugins {
 
     private final Store store;
+    private final FeatureGates gates;
 
-    BuiltinPlugins(Store store) {
+    BuiltinPlugins(Store store, FeatureGates gates) {
         this.store = store;
+        this.gates = gates;
     }
 
     List<KindValidator> validators() {
@@ -37,7 +43,22 @@ final class BuiltinPlugins {
     }
 
     List<AdmissionPlugin> admission() {
-        return List.of(new QuotaAdmission(store), new NodeBoundSliceAdmission());
+        List<AdmissionPlugin> plugins = new ArrayList<>(List.of(new QuotaAdmission(store),
+                new NodeBoundSliceAdmission()));
+        if (granularStatusAuthorization()) {
+            plugins.add(new DeviceStatusAuthorization(new RbacAuthorizer(store)));
+        }
+        return plugins;
+    }
+
+    /**
+     * The per-driver authorization of claim device status is on from 1.36 unless switched off; the server applies it
+     * at older versions too (where the gate does not exist yet), so that a 1.37 suite's status specs hold on the
+     * default 1.34 cluster.
+     */
+    private boolean granularStatusAuthorization() {
+        return !gates.version().atLeast(1, 36)
+                || gates.enabled(FeatureGates.DRA_RESOURCE_CLAIM_GRANULAR_STATUS_AUTHORIZATION);
     }
 
     private Map<String, String> namespaceLabels(String namespace) {

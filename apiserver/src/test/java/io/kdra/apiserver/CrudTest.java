@@ -91,7 +91,8 @@ class CrudTest extends ServerTestBase {
                 .endStatus().build();
         ResourceClaim created = fixture.client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(ns)
                 .resource(claim).create();
-        assertThat(created.getStatus()).isNull();
+        assertThat(created.getStatus().getAllocation()).as("status reset to {}").isNull();
+        assertThat(created.getStatus().getReservedFor()).isEmpty();
         assertThat(created.getMetadata().getGeneration()).isEqualTo(1L);
 
         created.setStatus(claim.getStatus());

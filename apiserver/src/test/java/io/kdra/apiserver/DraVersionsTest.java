@@ -336,7 +336,8 @@ class DraVersionsTest {
                 .containsExactly("v1", "v1beta2", "v1beta1", "v1alpha3");
         assertThat(group.at("/preferredVersion/version").stringValue()).isEqualTo("v1");
         assertThat(get("/apis/resource.k8s.io/v1alpha3").at("/resources").findValuesAsString("name"))
-                .containsExactly("devicetaintrules", "devicetaintrules/status");
+                .containsExactly("devicetaintrules", "devicetaintrules/status", "resourcepoolstatusrequests",
+                        "resourcepoolstatusrequests/status");
         assertThat(get("/apis/resource.k8s.io/v1").at("/resources").findValuesAsString("name"))
                 .contains("devicetaintrules", "devicetaintrules/status");
     }

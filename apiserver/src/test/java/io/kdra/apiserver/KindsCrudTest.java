@@ -78,7 +78,8 @@ class KindsCrudTest extends ServerTestBase {
                      "pool":{"name":"node-1","generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}}"""),
             Map.entry("DeviceTaintRule.resource.k8s.io", """
                     {"spec":{"deviceSelector":{"driver":"gpu.example.com"},
-                     "taint":{"key":"example.com/broken","effect":"NoSchedule"}}}"""));
+                     "taint":{"key":"example.com/broken","effect":"NoSchedule"}}}"""),
+            Map.entry("ResourcePoolStatusRequest.resource.k8s.io", "{\"spec\":{\"driver\":\"gpu.example.com\"}}"));
 
     static Stream<Named<ResourceType>> kinds() {
         return BuiltinResources.all().stream().map(type -> Named.of(type.groupKind(), type));

@@ -258,6 +258,27 @@ class SubresourcesTest extends ServerTestBase {
         assertThat(replicas(ns, "rs")).isEqualTo(3);
     }
 
+    @Test
+    void aResourceClaimAlwaysShowsItsStatusSoAJsonPatchCanAddToIt() {
+        String ns = fixture.namespace();
+        String claims = "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims";
+        HttpResponse<String> created = fixture.send("POST", claims, JSON, "{\"apiVersion\":\"resource.k8s.io/v1\","
+                + "\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":"
+                + "[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"dc\"}}]}}}");
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(parse(created).get("status")).hasToString("{}");
+
+        HttpResponse<String> patched = fixture.send("PATCH", claims + "/c/status", "application/json-patch+json",
+                "[{\"op\":\"add\",\"path\":\"/status/allocation\",\"value\":{}}]");
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        assertThat(parse(patched).at("/status/allocation").isObject()).isTrue();
+
+        HttpResponse<String> cleared = fixture.send("PUT", claims + "/c/status", JSON,
+                "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\"}}");
+        assertThat(cleared.statusCode()).as(cleared.body()).isEqualTo(200);
+        assertThat(parse(cleared).get("status")).hasToString("{}");
+    }
+
     private static ReplicaSet createReplicaSet(String ns, String name, int replicas) {
         return fixture.client.apps().replicaSets().inNamespace(ns).resource(new ReplicaSetBuilder().withNewMetadata()
                 .withName(name).endMetadata().withNewSpec().withReplicas(replicas).withNewSelector()

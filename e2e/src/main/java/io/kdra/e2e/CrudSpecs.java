@@ -72,9 +72,6 @@ class CrudSpecs {
     @Test
     @DisplayName("resource.k8s.io/v1 ResourceClaim [Conformance]")
     @Tag("Conformance")
-    @Disabled("the embedded API server stores a ResourceClaim created without status with no status at all, where "
-            + "kube-apiserver returns \"status\": {}; so the JSON patch add /status/allocation fails with \"doc is "
-            + "missing path\" (the other 11 steps pass)")
     void resourceClaim() throws Exception {
         String allocation = "{\"status\": {\"allocation\": {}}}";
         TestResource.run(f, new ResourceTestcase("resource.k8s.io/v1", "ResourceClaim", "resourceclaims", true,
@@ -131,8 +128,16 @@ class CrudSpecs {
     @Tag("Alpha")
     @Tag("Feature:OffByDefault")
     @Tag("FeatureGate:DynamicResourceAllocation")
-    @Disabled("the embedded API server does not serve resource.k8s.io/v1alpha3 ResourcePoolStatusRequest yet")
-    void resourcePoolStatusRequest() {
+    @Disabled("the cluster's pool status controller (DRAResourcePoolStatus) writes the request's status right after "
+            + "the create, so the conformance helper's informer check, which expects the created resourceVersion in "
+            + "the cache, times out; TestResource needs to tolerate a controller's status write")
+    void resourcePoolStatusRequest() throws Exception {
+        // the spec is immutable, so updates and patches add a label; no status step ("needs to be added before
+        // graduation" upstream)
+        TestResource.run(f, new ResourceTestcase("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest",
+                "resourcepoolstatusrequests", false, object("{\"spec\": {\"driver\": \"dra.example.com\"}}"),
+                CrudSpecs::withTestLabel, null, List.of(new Patch(PatchKind.STRATEGIC_MERGE, LABEL_PATCH)),
+                List.of()));
     }
 
     private static GenericKubernetesResource object(String json) {

@@ -1,8 +1,14 @@
 package io.kdra.framework;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.plugin.KubeletPlugin;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Slice;
@@ -318,6 +324,7 @@ public final class Driver {
         if (multiHost != null) {
             publishMultiHost(admin, multiHost);
         }
+        grantPluginPermissions(admin);
         for (String nodeName : onNodes.nodeNames()) {
             startPlugin(onNodes, nodeName, resources.get(nodeName));
         }
@@ -327,6 +334,56 @@ public final class Driver {
                             .allMatch(plugin -> CallMatcher.beRegistered().test(plugin.grpcCalls())));
         }
         LOG.info("driver {}{} runs on {}", name, instanceSuffix, nodeNames());
+    }
+
+    /**
+     * The kubelet plugin's RBAC, as upstream's {@code plugin-permissions.yaml} gives its service account: read claims
+     * and nodes, manage slices, write claim status, and write {@code status.devices} of this driver on claims
+     * allocated on the plugin's own node ({@code associated-node} verbs on {@code resourceclaims/driver}).
+     */
+    private void grantPluginPermissions(KubernetesClient admin) {
+        String role = name + instanceSuffix + "-kubelet-plugin";
+        admin.resource(new ClusterRoleBuilder().withNewMetadata().withName(role).endMetadata()
+                .addNewRule().withApiGroups("resource.k8s.io").withResources("resourceclaims").withVerbs("get")
+                .endRule()
+                .addNewRule().withApiGroups("resource.k8s.io").withResources("resourceclaims/status")
+                .withVerbs("get", "patch", "update").endRule()
+                .addNewRule().withApiGroups("resource.k8s.io").withResources("resourceclaims/driver")
+                .withVerbs("associated-node:patch", "associated-node:update").withResourceNames(name).endRule()
+                .addNewRule().withApiGroups("").withResources("nodes").withVerbs("get").endRule()
+                .addNewRule().withApiGroups("resource.k8s.io").withResources("resourceslices")
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").endRule()
+                .build()).create();
+        admin.resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(role).endMetadata()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(role)
+                .endRoleRef().addNewSubject().withKind("ServiceAccount").withName(serviceAccountName())
+                .withNamespace(framework.namespace()).endSubject().build()).create();
+        framework.cleanup("delete the kubelet plugin permissions of " + name, () -> {
+            admin.rbac().clusterRoleBindings().withName(role).delete();
+            admin.rbac().clusterRoles().withName(role).delete();
+        });
+    }
+
+    /**
+     * A client with the identity of this driver's kubelet plugin in the given pod, bound to the pod's node as a
+     * projected service account token is (upstream's {@code ImpersonateKubeletPlugin}): so the plugin's permissions
+     * and the node-bound rules apply to it. The pod need not exist. The client is closed after the spec.
+     */
+    public KubernetesClient impersonateKubeletPlugin(Pod pod) {
+        initName();
+        String namespace = pod.getMetadata().getNamespace();
+        Config config = new ConfigBuilder(framework.client().getConfiguration())
+                .withImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccountName())
+                .withImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace)
+                // header names cannot hold the keys' slash: escaped as client-go does, the server unescapes them
+                .withImpersonateExtras(Map.of(
+                        "authentication.kubernetes.io%2Fpod-name", List.of(pod.getMetadata().getName()),
+                        "authentication.kubernetes.io%2Fpod-uid", List.of(pod.getMetadata().getUid()),
+                        "authentication.kubernetes.io%2Fnode-name", List.of(pod.getSpec().getNodeName())))
+                .build();
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+        framework.cleanup("close the client of kubelet plugin " + pod.getMetadata().getName(), client::close);
+        return client;
     }
 
     private void publishMultiHost(KubernetesClient admin, DriverResources multiHost) {

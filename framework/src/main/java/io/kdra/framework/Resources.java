@@ -2,10 +2,15 @@ package io.kdra.framework;
 
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Counter;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
 import io.kdra.plugin.resourceslice.DriverResources;
@@ -31,6 +36,12 @@ public final class Resources {
     public static final String MULTI_HOST = "multi-host";
     /** The pool of {@link #networkResources}. */
     public static final String NETWORK_POOL = "network";
+    /** The pool of {@link #partitionableResources}. */
+    public static final String PARTITIONED_POOL = "partitioned";
+    /** The pool of {@link #shareableResources}. */
+    public static final String SHAREABLE_POOL = "shareable";
+    /** The device attribute naming the partition profile of {@link #partitionableResources}' devices. */
+    public static final String PARTITION_PROFILE_ATTRIBUTE = "dra.example.com/profile";
 
     /** Computes what a driver publishes once the nodes are known (upstream's {@code driverResourcesGenFunc}). */
     @FunctionalInterface
@@ -154,5 +165,48 @@ public final class Resources {
             });
             return tainted;
         };
+    }
+
+    /**
+     * A partitionable pool {@value #PARTITIONED_POOL} on the first node (upstream's {@code PartitionableResources}):
+     * one shared counter set of 8Gi memory and devices carrying the partition profile attribute
+     * {@value #PARTITION_PROFILE_ATTRIBUTE}: {@code full} ({@code Full}, all of it) and {@code half-0},
+     * {@code half-1} ({@code Half}, 4Gi each). With {@code withType}, the pool declares that attribute as its
+     * partition type attribute.
+     */
+    public static Generator partitionableResources(boolean withType) {
+        return nodes -> {
+            String node = nodes.nodeNames().get(0);
+            CounterSet counters = new CounterSetBuilder().withName("memory-counters")
+                    .addToCounters("memory", new Counter(new Quantity("8Gi"))).build();
+            List<Device> devices = List.of(partition("full", "Full", "8Gi"), partition("half-0", "Half", "4Gi"),
+                    partition("half-1", "Half", "4Gi"));
+            Pool pool = Pool.of(List.of(new Slice(List.of(), List.of(counters)), Slice.ofDevices(devices)));
+            return Map.of(node, DriverResources.of(PARTITIONED_POOL,
+                    withType ? pool.withPartitionTypeAttribute(PARTITION_PROFILE_ATTRIBUTE) : pool));
+        };
+    }
+
+    /**
+     * A pool {@value #SHAREABLE_POOL} on the first node with {@code count} devices {@code shareable-<i>} that allow
+     * several allocations, each with 8Gi of consumable {@code memory} (upstream's {@code ShareableResources}).
+     */
+    public static Generator shareableResources(int count) {
+        return nodes -> {
+            String node = nodes.nodeNames().get(0);
+            List<Device> devices = IntStream.range(0, count).mapToObj(i -> new DeviceBuilder()
+                    .withName("shareable-" + i).withAllowMultipleAllocations(true)
+                    .addToCapacity("memory", new DeviceCapacityBuilder().withValue(new Quantity("8Gi")).build())
+                    .build()).toList();
+            return Map.of(node, DriverResources.of(SHAREABLE_POOL, Pool.ofDevices(devices)));
+        };
+    }
+
+    private static Device partition(String name, String type, String memory) {
+        return new DeviceBuilder().withName(name)
+                .addToAttributes(PARTITION_PROFILE_ATTRIBUTE, new DeviceAttributeBuilder().withString(type).build())
+                .addNewConsumesCounter().withCounterSet("memory-counters")
+                .addToCounters("memory", new Counter(new Quantity(memory))).endConsumesCounter()
+                .build();
     }
 }

@@ -34,4 +34,16 @@ class ClusterRequirementsTest {
         assertThat(requirements.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
         assertThat(requirements.kubeletVersion()).isEqualTo(KubernetesVersion.parse("1.35"));
     }
+
+    @Test
+    void aGateNewerThanTheDefaultVersionRaisesTheVersionsToTheFirstThatHasIt() {
+        ClusterRequirements alpha136 = ClusterRequirements.forTags(Set.of("FeatureGate:DRAResourcePoolStatus",
+                "FeatureGate:DynamicResourceAllocation"));
+        assertThat(alpha136.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.36"));
+        assertThat(alpha136.kubeletVersion()).isEqualTo(KubernetesVersion.parse("1.36"));
+
+        ClusterRequirements alpha137 = ClusterRequirements.forTags(Set.of("FeatureGate:DRAResourcePoolStatus",
+                "FeatureGate:DRAPartitionableDevices", "FeatureGate:DRAPartitionableDevicesType"));
+        assertThat(alpha137.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.37"));
+    }
 }

@@ -57,6 +57,10 @@ public final class BuiltinResources {
         types.add(dra("ResourceClaimTemplate", "resourceclaimtemplates", true, Set.of()));
         types.add(dra("ResourceSlice", "resourceslices", false, Set.of()));
         types.add(dra("DeviceTaintRule", "devicetaintrules", false, Set.of("status")));
+        // alpha in 1.36 and 1.37, served only as v1alpha3, and stored so
+        types.add(new ResourceType(RESOURCE_GROUP, List.of("v1alpha3"), "v1alpha3", "ResourcePoolStatusRequest",
+                "resourcepoolstatusrequests", false, List.of(), List.of(), Set.of("status"), StatusOnCreate.RESET,
+                null));
         return types;
     }
 

@@ -4,10 +4,12 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -23,6 +25,13 @@ final class KindDefaults {
             "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
             "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding");
 
+    /**
+     * Kinds whose Go type holds its status by value: kube-apiserver always shows their {@code status}, as {@code {}}
+     * when nothing is set, so a client may patch {@code /status/allocation} into a fresh claim.
+     */
+    private static final Set<String> STRUCT_STATUS_KINDS =
+            Set.of("resource.k8s.io/ResourceClaim", "resource.k8s.io/DeviceTaintRule");
+
     static final String NAMESPACE_FINALIZER = "kubernetes";
     private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
@@ -34,6 +43,9 @@ final class KindDefaults {
     }
 
     static void applyOnCreate(ResourceType type, ObjectNode object) {
+        if (hasStructStatus(type)) {
+            Json.ensureObject(object, "status");
+        }
         if (isPod(type)) {
             ObjectNode status = Json.ensureObject(object, "status");
             status.put("phase", "Pending");
@@ -77,6 +89,12 @@ final class KindDefaults {
      * {@code qosClass} keeps the pod's (a kubelet writes status without it).
      */
     static void applyOnStatusWrite(ResourceType type, ObjectNode next, ObjectNode current) {
+        if (hasStructStatus(type)) {
+            Json.ensureObject(next, "status");
+        }
+        if (type.group().equals("resource.k8s.io") && type.kind().equals("ResourceClaim")) {
+            dropDeallocatedDeviceStatus(next, current);
+        }
         if (isPod(type) && Json.isEmpty(Json.at(next, "status", "qosClass"))) {
             JsonNode qosClass = Json.at(current, "status", "qosClass");
             if (qosClass.isString()) {
@@ -89,6 +107,41 @@ final class KindDefaults {
      * Labels a namespace with its own name ({@code kubernetes.io/metadata.name}), on every write as kube-apiserver
      * does, so that namespace selectors can select by name.
      */
+    /**
+     * A status write that deallocates devices also drops their {@code status.devices} entries, as the claim status
+     * strategy does, so that the controller that deallocates need not know the drivers' entries.
+     */
+    private static void dropDeallocatedDeviceStatus(ObjectNode next, ObjectNode current) {
+        Set<String> deallocated = new HashSet<>(allocatedDevices(current));
+        deallocated.removeAll(allocatedDevices(next));
+        if (deallocated.isEmpty() || !(Json.at(next, "status", "devices") instanceof ArrayNode devices)) {
+            return;
+        }
+        for (int i = devices.size() - 1; i >= 0; i--) {
+            if (deallocated.contains(deviceId(devices.get(i)))) {
+                devices.remove(i);
+            }
+        }
+        if (devices.isEmpty()) {
+            ((ObjectNode) next.get("status")).remove("devices");
+        }
+    }
+
+    private static Set<String> allocatedDevices(ObjectNode claim) {
+        Set<String> ids = new HashSet<>();
+        Json.at(claim, "status", "allocation", "devices", "results").forEach(result -> ids.add(deviceId(result)));
+        return ids;
+    }
+
+    private static String deviceId(JsonNode entry) {
+        return entry.path("driver").asString("") + "/" + entry.path("pool").asString("") + "/"
+                + entry.path("device").asString("");
+    }
+
+    private static boolean hasStructStatus(ResourceType type) {
+        return STRUCT_STATUS_KINDS.contains(type.group() + "/" + type.kind());
+    }
+
     static void labelNamespace(ResourceType type, ObjectNode object) {
         if (type.group().isEmpty() && type.kind().equals("Namespace") && Meta.name(object) != null) {
             Json.ensureObject(object, "metadata", "labels").put(NAMESPACE_NAME_LABEL, Meta.name(object));

@@ -22,6 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
  *       {@value #V1BETA2} and {@value #V1}; storage version {@value #V1}.</li>
  *   <li>DeviceTaintRule: served as {@value #V1ALPHA3}, {@value #V1BETA2} and {@value #V1} (as Kubernetes 1.37
  *       serves it), which have the same shape; storage version {@value #V1}.</li>
+ *   <li>ResourcePoolStatusRequest: served and stored as {@value #V1ALPHA3} only (its status is written once, by
+ *       the pool status controller).</li>
  * </ul>
  *
  * <p>Validators get objects in the storage version, with defaults applied (see {@link #defaulters(Clock)}), and check
@@ -41,6 +43,7 @@ public final class ResourceKinds {
     public static final String RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate";
     public static final String RESOURCE_SLICE = "ResourceSlice";
     public static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
+    public static final String RESOURCE_POOL_STATUS_REQUEST = "ResourcePoolStatusRequest";
 
     private ResourceKinds() {
     }
@@ -65,7 +68,8 @@ public final class ResourceKinds {
                 RESOURCE_CLAIM, new ResourceClaimValidator(celChecker),
                 RESOURCE_CLAIM_TEMPLATE, new ResourceClaimTemplateValidator(celChecker),
                 RESOURCE_SLICE, new ResourceSliceValidator(celChecker),
-                DEVICE_TAINT_RULE, new DeviceTaintRuleValidator(celChecker));
+                DEVICE_TAINT_RULE, new DeviceTaintRuleValidator(celChecker),
+                RESOURCE_POOL_STATUS_REQUEST, new ResourcePoolStatusRequestValidator(celChecker));
     }
 
     /**

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.cluster.Timing;
 import io.kdra.kube.FeatureGates;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The controllers of kube-controller-manager that a DRA cluster needs, on one set of shared informers and one client:
  * resourceclaim, device-taint-eviction (when DRADeviceTaints is on; DeviceTaintRules when DRADeviceTaintRules is),
+ * resourcepoolstatusrequest (when DRAResourcePoolStatus is on),
  * ReplicaSet, Deployment (when the API server serves Deployments), node lifecycle and pod garbage collection.
  *
  * <pre>{@code
@@ -50,6 +52,11 @@ public final class KubeControllerManager implements AutoCloseable {
             add(deployments, deployments::start);
         } else {
             LOG.info("the API server does not serve apps/v1 Deployments: no Deployment controller");
+        }
+        if (builder.gates.enabled(FeatureGates.DRA_RESOURCE_POOL_STATUS)) {
+            ResourcePoolStatusController poolStatus = new ResourcePoolStatusController(informers,
+                    Clock.systemUTC());
+            add(poolStatus, poolStatus::start);
         }
         NodeLifecycleController nodes = new NodeLifecycleController(informers, builder.timing);
         add(nodes, nodes::start);

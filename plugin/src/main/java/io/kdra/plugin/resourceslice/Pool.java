@@ -23,9 +23,11 @@ import java.util.Set;
  * @param skipNodeOperations the node operations the kubelet skips for the pool's devices ({@code spec
  *     .skipNodeOperations} of every slice: {@code NodePrepareResources}, {@code NodeUnprepareResources}, {@code *});
  *     empty for none
+ * @param partitionTypeAttribute the fully qualified device attribute whose value names each device's partition type
+ *     ({@code spec.partitionTypeAttribute} of every slice, DRAPartitionableDevicesType), or {@code null}
  */
 public record Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
-        long generation, List<String> skipNodeOperations) {
+        long generation, List<String> skipNodeOperations, String partitionTypeAttribute) {
 
     /** Copies the lists; {@code null} means none. */
     public Pool {
@@ -33,15 +35,22 @@ public record Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNod
         skipNodeOperations = skipNodeOperations == null ? List.of() : List.copyOf(skipNodeOperations);
     }
 
-    /** A pool whose devices need every node operation. */
+    /** A pool whose devices need every node operation, without a partition type attribute. */
     public Pool(List<Slice> slices, NodeSelector nodeSelector, boolean allNodes, boolean perDeviceNodeSelection,
             long generation) {
-        this(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, List.of());
+        this(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, List.of(), null);
     }
 
     /** This pool with the given node operations skipped. */
     public Pool withSkipNodeOperations(List<String> operations) {
-        return new Pool(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, operations);
+        return new Pool(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, operations,
+                partitionTypeAttribute);
+    }
+
+    /** This pool with the partition type attribute. */
+    public Pool withPartitionTypeAttribute(String attribute) {
+        return new Pool(slices, nodeSelector, allNodes, perDeviceNodeSelection, generation, skipNodeOperations,
+                attribute);
     }
 
     /** A pool with the given slices and no node selection, as node-local pools have. */

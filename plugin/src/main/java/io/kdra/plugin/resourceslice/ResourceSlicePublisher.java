@@ -482,6 +482,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                 .withPerDeviceNodeSelection(desired.perDeviceNodeSelection() ? Boolean.TRUE : null)
                 .withSkipNodeOperations(desired.skipNodeOperations().isEmpty() ? null
                         : new ArrayList<>(desired.skipNodeOperations()))
+                .withPartitionTypeAttribute(desired.partitionTypeAttribute())
                 .withDevices(devices)
                 .withSharedCounters(sharedCounters)
                 .build();

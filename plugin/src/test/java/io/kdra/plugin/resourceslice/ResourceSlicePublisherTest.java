@@ -122,6 +122,14 @@ class ResourceSlicePublisherTest {
     }
 
     @Test
+    void everySliceOfAPoolDeclaresItsPartitionTypeAttribute() {
+        publisher = nodePublisher().start(DriverResources.of(nodeName,
+                Pool.ofDevices(Devices.plain(1)).withPartitionTypeAttribute(driver + "/profile")));
+
+        assertThat(awaitSlices(1).get(0).getSpec().getPartitionTypeAttribute()).isEqualTo(driver + "/profile");
+    }
+
+    @Test
     void sliceDeletedBySomeoneElseIsRecreated() {
         publisher = nodePublisher().start(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(4))));
         ResourceSlice original = awaitSlices(1).get(0);

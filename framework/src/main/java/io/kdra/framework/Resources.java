@@ -160,7 +160,7 @@ public final class Resources {
                             return new DeviceBuilder(device).withTaints(all).build();
                         }).toList(), slice.sharedCounters())).toList(),
                         pool.nodeSelector(), pool.allNodes(), pool.perDeviceNodeSelection(), pool.generation(),
-                        pool.skipNodeOperations())));
+                        pool.skipNodeOperations(), pool.partitionTypeAttribute())));
                 tainted.put(key, new DriverResources(pools));
             });
             return tainted;

@@ -16,6 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.registry.Registry.KindValidator;
 import io.kdra.apiserver.storage.Store;
+import io.kdra.apiserver.validation.ContainerResourceValidation;
 import io.kdra.apiserver.validation.PodClaimValidation;
 import io.kdra.apiserver.validation.PodUpdateValidation;
 import java.util.List;
@@ -35,6 +36,7 @@ final class BuiltinPlugins {
     List<KindValidator> validators() {
         return List.of(
                 forKinds(BuiltinPlugins::isPod, new PodClaimValidation()),
+                forKinds(BuiltinPlugins::isPod, new ContainerResourceValidation()),
                 forKinds(BuiltinPlugins::isPod, new PodUpdateValidation()),
                 forKinds(type -> isResourceKind(type, "ResourceClaim"),
                         new AdminAccessValidation(this::namespaceLabels, false)),

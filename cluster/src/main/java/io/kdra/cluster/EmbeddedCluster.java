@@ -102,7 +102,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
         Scheduler scheduler = new Scheduler(client(user("system:kube-scheduler"), "kube-scheduler"), allocator, config.timing(),
-                SCHEDULER_NAME);
+                SCHEDULER_NAME, gates.enabled(FeatureGates.DRA_EXTENDED_RESOURCE));
         stopOrder.add(scheduler);
         scheduler.start();
         progress.accept("scheduler and controllers running");

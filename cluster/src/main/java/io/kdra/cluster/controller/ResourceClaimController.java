@@ -154,6 +154,12 @@ public final class ResourceClaimController
     }
 
     private void enqueuePod(Pod pod, boolean deleted) {
+        String extendedClaim = pod.getStatus() == null || pod.getStatus().getExtendedResourceClaimStatus() == null
+                ? null : pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
+        if (extendedClaim != null && (deleted || PodClaims.isDone(pod))) {
+            // the scheduler's claim for extended resources: released and deleted with the pod's end, like generated ones
+            queue.add(new ClaimKey(pod.getMetadata().getNamespace(), extendedClaim));
+        }
         if (PodClaims.podClaims(pod).isEmpty()) {
             return;
         }

@@ -1,8 +1,10 @@
 package io.kdra.cluster.kubelet;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerExtendedResourceRequest;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodExtendedResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.ResourceHealth;
@@ -354,6 +356,40 @@ final class DraManager implements DraPluginManager.HealthListener {
                                 + name.name());
                     }
                     ids.addAll(info.cdiDevices(entry.getRequest()));
+                }
+            }
+        }
+        ids.addAll(extendedResourceDevices(pod, container));
+        return ids;
+    }
+
+    /**
+     * The devices of the scheduler's extended-resource claim that {@code status.extendedResourceClaimStatus} maps to
+     * the container's non-zero requests.
+     */
+    private List<String> extendedResourceDevices(Pod pod, Container container) throws DraException {
+        if (!config.featureGates().enabled(FeatureGates.DRA_EXTENDED_RESOURCE) || pod.getStatus() == null
+                || pod.getStatus().getExtendedResourceClaimStatus() == null || container.getResources() == null
+                || container.getResources().getRequests() == null) {
+            return List.of();
+        }
+        PodExtendedResourceClaimStatus status = pod.getStatus().getExtendedResourceClaimStatus();
+        List<String> ids = new ArrayList<>();
+        synchronized (lock) {
+            ClaimInfo info = cache.get(ClaimInfo.key(pod.getMetadata().getNamespace(), status.getResourceClaimName()));
+            if (info == null) {
+                throw new DraException("unable to get claim info for claim " + status.getResourceClaimName()
+                        + " in namespace " + pod.getMetadata().getNamespace());
+            }
+            for (var request : container.getResources().getRequests().entrySet()) {
+                if (io.kdra.kube.Quantity.fromFabric8(request.getValue()).isZero()) {
+                    continue;
+                }
+                for (ContainerExtendedResourceRequest mapping : status.getRequestMappings()) {
+                    if (container.getName().equals(mapping.getContainerName())
+                            && request.getKey().equals(mapping.getResourceName())) {
+                        ids.addAll(info.cdiDevices(mapping.getRequestName()));
+                    }
                 }
             }
         }

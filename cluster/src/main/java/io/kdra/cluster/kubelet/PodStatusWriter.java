@@ -34,10 +34,12 @@ final class PodStatusWriter {
             ContainerRecord record = state.containers.get("init:" + container.getName());
             boolean done = record != null && record.current == null && record.lastTermination != null
                     && record.lastTermination.exitCode() == 0;
-            if (!done) {
+            boolean sidecarRunning = PodWorkers.isSidecar(container) && record != null && record.current != null;
+            if (!done && !sidecarRunning) {
                 incomplete.add(container.getName());
             }
-            initStatuses.add(containerStatus(container, record, done, "PodInitializing", null));
+            initStatuses.add(containerStatus(container, record, done || sidecarRunning && !state.killed,
+                    "PodInitializing", null));
         }
         List<String> unready = new ArrayList<>();
         List<Map<String, Object>> statuses = new ArrayList<>();

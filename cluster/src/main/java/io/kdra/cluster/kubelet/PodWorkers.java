@@ -299,6 +299,7 @@ final class PodWorkers {
             runInitContainers(state, restartPolicy);
         }
         if (state.initialized && !state.failed) {
+            keepSidecarsRunning(state);
             for (Container container : pod.getSpec().getContainers()) {
                 ContainerRecord record = state.record(container.getName(), false);
                 if (record.current != null) {
@@ -312,6 +313,12 @@ final class PodWorkers {
             }
         }
         state.phase = phase(state, restartPolicy);
+        if ((state.phase.equals("Succeeded") || state.phase.equals("Failed")) && stopSidecars(state)) {
+            // the pod ends once its sidecars stopped too; their exit brings the pod back here
+            state.phase = "Running";
+            writeStatus(state);
+            return;
+        }
         writeStatus(state);
         if (state.phase.equals("Succeeded") || state.phase.equals("Failed")) {
             state.finished = true;
@@ -319,10 +326,61 @@ final class PodWorkers {
         }
     }
 
+    /** A sidecar: an init container with {@code restartPolicy: Always}, running beside the containers. */
+    static boolean isSidecar(Container container) {
+        return "Always".equals(container.getRestartPolicy());
+    }
+
+    /** Sidecars restart whenever they exit, whatever the pod's restart policy, until the pod ends. */
+    private void keepSidecarsRunning(PodState state) {
+        for (Container container : state.pod.getSpec().getInitContainers()) {
+            ContainerRecord record = state.record(container.getName(), true);
+            if (isSidecar(container) && record.current == null && !state.sidecarsStopping) {
+                restartWithBackoff(state, container, record);
+            }
+        }
+    }
+
+    /**
+     * Stops the sidecars of a pod whose containers all ended.
+     *
+     * @return whether some still run
+     */
+    private boolean stopSidecars(PodState state) {
+        boolean running = false;
+        for (Container container : state.pod.getSpec().getInitContainers()) {
+            ContainerRecord record = state.containers.get("init:" + container.getName());
+            if (isSidecar(container) && record != null && record.current != null) {
+                if (!state.sidecarsStopping) {
+                    event(state.pod, container.getName(), EventRecorder.NORMAL, "Killing",
+                            "Stopping container " + container.getName());
+                    record.current.stop(gracePeriod(state.pod));
+                }
+                running = true;
+            }
+        }
+        state.sidecarsStopping = true;
+        return running;
+    }
+
     private void runInitContainers(PodState state, String restartPolicy) {
         Pod pod = state.pod;
         for (Container container : pod.getSpec().getInitContainers()) {
             ContainerRecord record = state.record(container.getName(), true);
+            if (isSidecar(container)) {
+                // the next init container starts once the sidecar started (no startup probes here)
+                if (record.current == null) {
+                    if (record.lastTermination == null) {
+                        startContainer(state, container, record);
+                    } else {
+                        restartWithBackoff(state, container, record);
+                    }
+                }
+                if (record.current == null) {
+                    return;
+                }
+                continue;
+            }
             if (record.current != null) {
                 return;
             }
@@ -679,6 +737,8 @@ final class PodWorkers {
         boolean initialized;
         boolean failed;
         boolean killed;
+        /** The containers ended and the sidecars are being stopped; they are not restarted any more. */
+        boolean sidecarsStopping;
         boolean unprepared;
         volatile boolean finished;
         Instant startTime;

@@ -1,5 +1,6 @@
 package io.kdra.cluster.scheduler;
 
+import io.fabric8.kubernetes.api.model.ContainerExtendedResourceRequest;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
@@ -45,7 +46,17 @@ final class Binder {
     /** A claim to reserve for the pod; {@code allocation} is set when the scheduler allocated it in this cycle. */
     record ClaimToBind(ResourceClaim claim, AllocationResult allocation) {}
 
-    record BindTask(String key, Pod pod, String node, List<ClaimToBind> claims) {}
+    /**
+     * The special claim for the pod's extended resources backed by DRA: created in PreBind, then allocated and
+     * reserved like the others, and recorded in the pod's {@code status.extendedResourceClaimStatus}.
+     *
+     * @param inMemory the claim as the cycle built it (temporary name and uid, the uid marks the allocation in flight)
+     */
+    record ExtendedClaim(ResourceClaim inMemory, AllocationResult allocation,
+            List<ContainerExtendedResourceRequest> mappings) {}
+
+    /** @param extended the pod's special claim for extended resources, or null */
+    record BindTask(String key, Pod pod, String node, List<ClaimToBind> claims, ExtendedClaim extended) {}
 
     /** Where the binder reports; the scheduler applies the reports on its own thread. */
     interface Results {
@@ -87,6 +98,7 @@ final class Binder {
     void bind(BindTask task) {
         Pod pod = task.pod();
         List<ResourceClaim> reserved = new ArrayList<>();
+        ResourceClaim createdExtended = null;
         try {
             for (ClaimToBind claim : task.claims()) {
                 if (claim.allocation() == null && DynamicResources.reservedFor(claim.claim(), pod)) {
@@ -103,6 +115,19 @@ final class Binder {
                 reserved.add(written);
                 results.claimWritten(written, claim.allocation() == null ? null : written.getMetadata().getUid());
             }
+            if (task.extended() != null) {
+                try {
+                    createdExtended = createExtendedClaim(task.extended().inMemory());
+                    ResourceClaim written = bindClaim(new ClaimToBind(createdExtended, task.extended().allocation()),
+                            pod);
+                    reserved.add(written);
+                    results.claimWritten(written, task.extended().inMemory().getMetadata().getUid());
+                    recordExtendedClaim(pod, written.getMetadata().getName(), task.extended().mappings());
+                } catch (BindException e) {
+                    throw new BindException("running PreBind plugin \"" + DynamicResources.PLUGIN + "\": "
+                            + e.getMessage());
+                }
+            }
             if (bindingConditions && reserved.stream().anyMatch(DynamicResources::hasBindingConditions)) {
                 reporter.event(pod, "Normal", "BindingConditionsPending", "Scheduling",
                         "waiting for binding conditions for device on node " + task.node());
@@ -116,6 +141,9 @@ final class Binder {
             postBinding(pod, task.node());
         } catch (BindException e) {
             unreserve(reserved, pod);
+            if (createdExtended != null) {
+                deleteExtendedClaim(createdExtended);
+            }
             results.failed(task, e.getMessage());
             return;
         } catch (InterruptedException e) {
@@ -192,6 +220,71 @@ final class Binder {
                 throw new BindException((allocation != null ? "add allocation and reservation to claim "
                         : "add reservation to claim ") + name + ": " + Reporter.statusMessage(e));
             }
+        }
+    }
+
+    /** Creates the special claim with a generated name {@code <pod>-extended-resources-<random>}. */
+    private ResourceClaim createExtendedClaim(ResourceClaim inMemory) throws BindException {
+        ResourceClaim toCreate = new ResourceClaimBuilder(inMemory).editMetadata().withName(null).withUid(null)
+                .endMetadata().withStatus(null).build();
+        try {
+            return client.resources(ResourceClaim.class).inNamespace(inMemory.getMetadata().getNamespace())
+                    .resource(toCreate).create();
+        } catch (KubernetesClientException e) {
+            throw new BindException("create claim for extended resources " + inMemory.getMetadata().getNamespace()
+                    + "/" + inMemory.getMetadata().getGenerateName() + ": " + Reporter.statusMessage(e));
+        }
+    }
+
+    /** Upstream's patchPodExtendedResourceClaimStatus: the claim's name and which container uses which request. */
+    private void recordExtendedClaim(Pod pod, String claimName, List<ContainerExtendedResourceRequest> mappings)
+            throws BindException {
+        Map<String, Object> claimStatus = new LinkedHashMap<>();
+        claimStatus.put("requestMappings", mappings);
+        claimStatus.put("resourceClaimName", claimName);
+        Map<String, Object> patch = Map.of("metadata", Map.of("uid", pod.getMetadata().getUid()),
+                "status", Map.of("extendedResourceClaimStatus", claimStatus));
+        try {
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                    .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE),
+                            client.getKubernetesSerialization().asJson(patch));
+        } catch (KubernetesClientException e) {
+            throw new BindException("update pod " + SchedulerCache.key(pod) + " ExtendedResourceClaimStatus: "
+                    + Reporter.statusMessage(e));
+        }
+    }
+
+    /**
+     * Removes a special claim that no binding will use (its pod failed to bind, or it stayed from an earlier attempt):
+     * first the scheduler's finalizer, then the claim.
+     */
+    void deleteExtendedClaim(ResourceClaim claim) {
+        String namespace = claim.getMetadata().getNamespace();
+        String name = claim.getMetadata().getName();
+        try {
+            ResourceClaim current = claim;
+            for (int attempt = 1; ; attempt++) {
+                List<String> finalizers = new ArrayList<>(Lists.orEmpty(current.getMetadata().getFinalizers()));
+                if (!finalizers.remove(DynamicResources.FINALIZER)) {
+                    break;
+                }
+                try {
+                    client.resources(ResourceClaim.class).inNamespace(namespace).resource(new ResourceClaimBuilder(
+                            current).editMetadata().withFinalizers(finalizers).endMetadata().build()).update();
+                    break;
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 409 || attempt >= CONFLICT_ATTEMPTS) {
+                        throw e;
+                    }
+                    current = client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get();
+                    if (current == null) {
+                        return;
+                    }
+                }
+            }
+            client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).delete();
+        } catch (KubernetesClientException e) {
+            LOG.warn("delete extended resource claim {}/{}: {}", namespace, name, Reporter.statusMessage(e));
         }
     }
 

@@ -187,6 +187,14 @@ final class DynamicResources {
     record FilterResult(List<AllocationResult> allocations, String unschedulable, String error) {}
 
     FilterResult filter(CycleState state, NodeInfo node) {
+        return filter(state, node, null);
+    }
+
+    /**
+     * @param extendedClaim the node's special claim for extended resources, allocated together with the pod's own
+     *     claims and last in the allocations; null for none
+     */
+    FilterResult filter(CycleState state, NodeInfo node, ResourceClaim extendedClaim) {
         boolean unavailable = false;
         for (int i = 0; i < state.claims.size(); i++) {
             NodeSelector selector = state.availableOnNodes[i];
@@ -205,10 +213,15 @@ final class DynamicResources {
             }
         }
         List<AllocationResult> allocations = null;
-        if (!state.toAllocate.isEmpty()) {
+        List<ResourceClaim> toAllocate = state.toAllocate;
+        if (extendedClaim != null) {
+            toAllocate = new ArrayList<>(state.toAllocate);
+            toAllocate.add(extendedClaim);
+        }
+        if (!toAllocate.isEmpty()) {
             AllocationOutcome outcome;
             try {
-                outcome = allocator.allocate(state.toAllocate, node.node(), cache.inventory(allocator),
+                outcome = allocator.allocate(toAllocate, node.node(), cache.inventory(allocator),
                         cache.classes(), cache.allocatedState());
             } catch (AllocationException e) {
                 return new FilterResult(null, null, e.getMessage());

@@ -60,6 +60,7 @@ public final class Scheduler implements AutoCloseable {
     private final SchedulerCache cache = new SchedulerCache();
     private final SchedulingQueue queue;
     private final DynamicResources dra;
+    private final ExtendedResources extendedResources;
     private final Reporter reporter;
     private final Binder binder;
     private final LinkedBlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
@@ -67,6 +68,12 @@ public final class Scheduler implements AutoCloseable {
     private final ExecutorService binders;
     private final Thread thread;
     private volatile boolean running;
+    /**
+     * Pods this scheduler bound whose leaving the informer (no longer {@code spec.nodeName=""}) has not been seen yet:
+     * a status update written before the binding (the extended-resource claim status) must not queue them again.
+     * Upstream's assumed pods play this part. Scheduling thread only.
+     */
+    private final java.util.Set<String> bound = new java.util.HashSet<>();
     private int nextStartNodeIndex;
 
     /**
@@ -77,11 +84,21 @@ public final class Scheduler implements AutoCloseable {
      * @param schedulerName the {@code spec.schedulerName} this scheduler serves, normally {@code default-scheduler}
      */
     public Scheduler(KubernetesClient client, StructuredAllocator allocator, Timing timing, String schedulerName) {
+        this(client, allocator, timing, schedulerName, true);
+    }
+
+    /**
+     * @param draExtendedResource the {@code DRAExtendedResource} gate: extended resources backed by DeviceClasses are
+     *     allocated through a special ResourceClaim per pod (the other constructor has it on, upstream's default)
+     */
+    public Scheduler(KubernetesClient client, StructuredAllocator allocator, Timing timing, String schedulerName,
+            boolean draExtendedResource) {
         this.client = Objects.requireNonNull(client, "client");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.schedulerName = Objects.requireNonNull(schedulerName, "schedulerName");
         this.queue = new SchedulingQueue(timing);
         this.dra = new DynamicResources(allocator, cache, timing.bindingTimeout());
+        this.extendedResources = new ExtendedResources(draExtendedResource, cache);
         this.reporter = new Reporter(client, schedulerName);
         this.binder = new Binder(client, cache, reporter, new BinderResults(), dra.bindingConditionsEnabled(),
                 timing.bindingTimeout());
@@ -250,8 +267,18 @@ public final class Scheduler implements AutoCloseable {
             fail(entry, pod, Reporter.SCHEDULER_ERROR, "no nodes available to schedule pods", now);
             return;
         }
+        ExtendedResources.PodState extended = extendedResources.preFilter(pod);
+        if (extended != null && extended.fromEarlierCycle()) {
+            // upstream's Filter rejects every node and PostFilter deletes the stale claim, then the pod tries anew
+            ResourceClaim stale = extended.claim();
+            binders.execute(() -> binder.deleteExtendedClaim(stale));
+            entry.rejectedByDra = true;
+            unschedulable(entry, pod, FitError.message(nodes.size(),
+                    Map.of(ExtendedResources.STALE_CLAIM, nodes.size()), FitError.STILL_NOT_SCHEDULABLE), true, now);
+            return;
+        }
         DynamicResources.CycleState state = null;
-        if (!podClaims.claims().isEmpty()) {
+        if (!podClaims.claims().isEmpty() || extended != null) {
             DynamicResources.PreFilterResult preFilter = dra.preFilter(pod);
             if (preFilter.error() != null) {
                 fail(entry, pod, Reporter.SCHEDULER_ERROR, "running PreFilter plugin \"" + DynamicResources.PLUGIN
@@ -270,14 +297,21 @@ public final class Scheduler implements AutoCloseable {
         int start = nextStartNodeIndex % nodes.size();
         NodeInfo chosen = null;
         List<AllocationResult> allocations = null;
+        ExtendedResources.NodeClaim extendedClaim = null;
         boolean rejectedByDra = false;
         int processed = 0;
         while (processed < nodes.size() && chosen == null) {
             NodeInfo node = nodes.get((start + processed) % nodes.size());
             processed++;
             String reason = NodeFilters.reject(pod, node);
+            if (reason == null) {
+                reason = extendedResources.insufficient(pod, node);
+                rejectedByDra |= reason != null;
+            }
             if (reason == null && state != null) {
-                DynamicResources.FilterResult filter = dra.filter(state, node);
+                extendedClaim = extended == null ? null : extendedResources.nodeClaim(extended, pod, node);
+                DynamicResources.FilterResult filter = dra.filter(state, node,
+                        extendedClaim == null ? null : extendedClaim.claim());
                 if (filter.error() != null) {
                     nextStartNodeIndex = (start + processed) % nodes.size();
                     fail(entry, pod, Reporter.SCHEDULER_ERROR, "running \"" + DynamicResources.PLUGIN
@@ -313,7 +347,7 @@ public final class Scheduler implements AutoCloseable {
             noFit(entry, pod, state, nodes.size(), reasons, rejectedByDra, now);
             return;
         }
-        reserveAndBind(entry, pod, chosen, state, allocations);
+        reserveAndBind(entry, pod, chosen, state, allocations, extendedClaim);
     }
 
     private void noFit(SchedulingQueue.Entry entry, Pod pod, DynamicResources.CycleState state, int nodes,
@@ -338,7 +372,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Reserve: the allocations count as taken from now on; the binding cycle continues on a binder thread. */
     private void reserveAndBind(SchedulingQueue.Entry entry, Pod pod, NodeInfo node, DynamicResources.CycleState state,
-            List<AllocationResult> allocations) {
+            List<AllocationResult> allocations, ExtendedResources.NodeClaim extendedClaim) {
         List<Binder.ClaimToBind> claims = new ArrayList<>();
         if (state != null) {
             int next = 0;
@@ -352,7 +386,15 @@ public final class Scheduler implements AutoCloseable {
                 claims.add(new Binder.ClaimToBind(claim, allocation));
             }
         }
-        Binder.BindTask task = new Binder.BindTask(entry.key, pod, node.name(), claims);
+        Binder.ExtendedClaim extended = null;
+        if (extendedClaim != null) {
+            // the allocator returned the special claim's allocation after those of the pod's own claims
+            AllocationResult allocation = allocations.get(allocations.size() - 1);
+            ResourceClaim inMemory = extendedClaim.claim();
+            cache.addInFlight(inMemory.getMetadata().getUid(), SchedulerCache.key(inMemory), allocation);
+            extended = new Binder.ExtendedClaim(inMemory, allocation, extendedClaim.mappings());
+        }
+        Binder.BindTask task = new Binder.BindTask(entry.key, pod, node.name(), claims, extended);
         binders.execute(() -> binder.bind(task));
     }
 
@@ -416,6 +458,9 @@ public final class Scheduler implements AutoCloseable {
     }
 
     private void podChanged(Pod pod) {
+        if (bound.contains(pod.getMetadata().getUid())) {
+            return;
+        }
         String key = SchedulerCache.key(pod);
         Pod previous = cache.pod(key);
         SchedulingQueue.Entry entry = queue.get(key);
@@ -451,6 +496,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     private void podDeleted(Pod pod) {
+        bound.remove(pod.getMetadata().getUid());
         String key = SchedulerCache.key(pod);
         Pod cached = cache.pod(key);
         if (cached != null && !cached.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
@@ -558,6 +604,9 @@ public final class Scheduler implements AutoCloseable {
         @Override
         public void bound(Binder.BindTask task) {
             inbox.add(() -> {
+                if (cache.pod(task.key()) != null) {
+                    bound.add(task.pod().getMetadata().getUid());
+                }
                 SchedulingQueue.Entry entry = queue.get(task.key());
                 if (entry != null && entry.where == SchedulingQueue.Where.IN_FLIGHT) {
                     finishInFlight(task);
@@ -571,6 +620,9 @@ public final class Scheduler implements AutoCloseable {
                 boolean released = false;
                 for (Binder.ClaimToBind claim : task.claims()) {
                     released |= cache.removeInFlight(claim.claim().getMetadata().getUid());
+                }
+                if (task.extended() != null) {
+                    released |= cache.removeInFlight(task.extended().inMemory().getMetadata().getUid());
                 }
                 if (released) {
                     moveDraRejected();

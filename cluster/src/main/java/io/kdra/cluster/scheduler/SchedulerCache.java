@@ -111,6 +111,18 @@ final class SchedulerCache {
         return claims.get(key);
     }
 
+    /** The cached claims of one namespace (a linear scan: the special extended-resource claim has no known name). */
+    List<ResourceClaim> claimsIn(String namespace) {
+        String prefix = namespace + "/";
+        List<ResourceClaim> found = new ArrayList<>();
+        claims.forEach((key, claim) -> {
+            if (key.startsWith(prefix)) {
+                found.add(claim);
+            }
+        });
+        return found;
+    }
+
     /**
      * Stores a claim unless the cache holds a newer version of it (one the scheduler wrote itself and whose watch
      * event is still on its way).

@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.KubernetesVersion;
 import java.time.Duration;
@@ -194,6 +196,32 @@ class ResourceClaimControllerTest {
         cluster.setPhase(ns, "p", "Failed");
 
         await().atMost(WAIT).until(() -> claim(name) == null);
+        assertThat(pod("p")).as("the pod itself stays").isNotNull();
+    }
+
+    @Test
+    void theSchedulersExtendedResourceClaimIsDeallocatedAndDeletedWhenItsPodSucceeded() {
+        Pod pod = cluster.admin.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("p")
+                .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox").endContainer()
+                .endSpec().build()).create();
+        // what the scheduler writes in PreBind: the special claim, owned by the pod, and the pod's status
+        cluster.admin.resources(ResourceClaim.class).inNamespace(ns).resource(new ResourceClaimBuilder(
+                Fixtures.claim(cluster.admin, ns, "p-extended-resources-abcde")).editMetadata()
+                .addToAnnotations("resource.kubernetes.io/extended-resource-claim", "true")
+                .addNewOwnerReference().withApiVersion("v1").withKind("Pod").withName("p")
+                .withUid(pod.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata().build())
+                .update();
+        Fixtures.allocate(cluster.admin, ns, "p-extended-resources-abcde", pod, "node-1", "device-00", List.of());
+        cluster.setStatus(ns, "p", """
+                {"extendedResourceClaimStatus":{"resourceClaimName":"p-extended-resources-abcde",
+                 "requestMappings":[{"containerName":"c","resourceName":"example.com/gpu","requestName":"dev"}]}}""");
+        cluster.bind(ns, "p", "node-1");
+        cluster.setPhase(ns, "p", "Running");
+        assertThat(claim("p-extended-resources-abcde").getStatus().getReservedFor()).hasSize(1);
+
+        cluster.setPhase(ns, "p", "Succeeded");
+
+        await().atMost(WAIT).until(() -> claim("p-extended-resources-abcde") == null);
         assertThat(pod("p")).as("the pod itself stays").isNotNull();
     }
 

@@ -72,6 +72,26 @@ class PodLifecycleTest {
     }
 
     @Test
+    void aSidecarStartsBeforeTheNextInitContainerRunsBesideTheContainersAndStopsWhenTheyEnd() throws Exception {
+        String namespace = fixture.namespace();
+        Path order = fixture.base.resolve(namespace + "-sidecar");
+        Pod pod = fixture.pod(namespace, "sidecar", builder -> builder.editSpec().withRestartPolicy("Never")
+                .addNewInitContainer().withName("sidecar").withImage("busybox").withRestartPolicy("Always")
+                .withCommand("sh", "-c", "echo sidecar >> " + order + "; exec sleep 100000").endInitContainer()
+                .addNewInitContainer().withName("init").withImage("busybox")
+                .withCommand("sh", "-c", "echo init >> " + order).endInitContainer()
+                .addNewContainer().withName("main").withImage("busybox")
+                .withCommand("sh", "-c", "echo main >> " + order + "; sleep 1").endContainer()
+                .endSpec());
+        fixture.bind(pod, node.name());
+
+        await().atMost(WAIT).until(() -> Files.exists(order) && Files.readAllLines(order).size() == 3);
+        assertThat(Files.readAllLines(order)).containsExactly("sidecar", "init", "main");
+        await().atMost(WAIT).until(() -> "Succeeded".equals(phase(pod)));
+        assertThat(KubeletFixture.running(node, namespace, "sidecar", "sidecar")).isNull();
+    }
+
+    @Test
     void aFailingInitContainerWithRestartPolicyNeverFailsThePod() throws Exception {
         String namespace = fixture.namespace();
         Pod pod = fixture.pod(namespace, "bad-init", builder -> builder.editSpec().withRestartPolicy("Never")

@@ -72,38 +72,7 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
             // a kubelet newer than the control plane is outside the version-skew policy; raise both
             kubernetes = kubelet;
         }
-        KubernetesVersion withGates = firstVersionWithGates(kubernetes, gates);
-        if (withGates.compareTo(kubernetes) > 0) {
-            kubernetes = withGates;
-            if (withGates.compareTo(kubelet) > 0) {
-                kubelet = withGates;
-            }
-        }
         return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates);
-    }
-
-    /**
-     * The oldest version from {@code version} on whose components accept the gates: a spec of a gate newer than the
-     * default version (an alpha of 1.36, say) gets a cluster of the version that has it, as upstream's jobs for such
-     * gates run on a release that has them.
-     */
-    private static KubernetesVersion firstVersionWithGates(KubernetesVersion version, Map<String, Boolean> gates) {
-        if (gates.isEmpty()) {
-            return version;
-        }
-        StringBuilder flag = new StringBuilder();
-        gates.forEach((gate, enabled) -> flag.append(flag.isEmpty() ? "" : ",").append(gate).append('=')
-                .append(enabled));
-        for (KubernetesVersion candidate = version; candidate.compareTo(FeatureGates.NEWEST_VERSION) <= 0;
-                candidate = new KubernetesVersion(candidate.major(), candidate.minor() + 1)) {
-            try {
-                FeatureGates.parse(candidate, flag.toString());
-                return candidate;
-            } catch (IllegalArgumentException e) {
-                // a gate is unknown or locked at this version: try the next
-            }
-        }
-        return version;
     }
 
     /** The gates as kube's {@code --feature-gates} takes them. */

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -128,9 +127,6 @@ class CrudSpecs {
     @Tag("Alpha")
     @Tag("Feature:OffByDefault")
     @Tag("FeatureGate:DynamicResourceAllocation")
-    @Disabled("the cluster's pool status controller (DRAResourcePoolStatus) writes the request's status right after "
-            + "the create, so the conformance helper's informer check, which expects the created resourceVersion in "
-            + "the cache, times out; TestResource needs to tolerate a controller's status write")
     void resourcePoolStatusRequest() throws Exception {
         // the spec is immutable, so updates and patches add a label; no status step ("needs to be added before
         // graduation" upstream)

@@ -35,8 +35,8 @@ import picocli.CommandLine.Spec;
  * prints the failures and the summary.
  */
 @Command(name = "e2e", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run the upstream DRA e2e specs (test/e2e/dra), by default on an embedded cluster started for"
-                + " the run (one per combination of feature gates and kubelet version the selected specs need).",
+        description = {"Run the upstream DRA e2e specs (test/e2e/dra), by default on one embedded cluster started for"
+                + " the run, with every feature gate and the newest kubelet version the selected specs need.",
                 "Selection works as ginkgo's: --focus and --skip are regular expressions on the full spec name,"
                         + " --label-filter is ginkgo's label expression.",
                 "Exit code: 0 when no spec failed, 1 when one did, 2 for bad options."})

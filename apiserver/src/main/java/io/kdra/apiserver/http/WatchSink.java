@@ -117,9 +117,14 @@ interface WatchSink {
 
     /** One JSON event per text message, as kube-apiserver serves watches over WebSocket. */
     static WatchSink webSocket(ServerWebSocket socket) {
+        // a client may close the socket between two drains, before its close handler has ended the stream: events
+        // for a closed socket are dropped (Vert.x throws on a closed WebSocket)
         return new WatchSink() {
             @Override
             public void write(List<byte[]> events) {
+                if (socket.isClosed()) {
+                    return;
+                }
                 for (byte[] event : events) {
                     socket.writeTextMessage(new String(event, java.nio.charset.StandardCharsets.UTF_8));
                 }
@@ -127,7 +132,7 @@ interface WatchSink {
 
             @Override
             public boolean writeQueueFull() {
-                return socket.writeQueueFull();
+                return !socket.isClosed() && socket.writeQueueFull();
             }
 
             @Override

@@ -63,9 +63,6 @@ class KubeletDriverUpdateSpecs {
     @Test
     @DisplayName("rolling update with long driver name [KubeletMinVersion:1.33]")
     @Tag("KubeletMinVersion:1.33")
-    @Disabled("the plugin library names rolling-update sockets <driver>-<pod UID>-reg.sock and dra-<pod UID>.sock, "
-            + "over the 108-byte Unix socket limit with this driver name (the regression kubernetes#139166 fixed "
-            + "upstream); the fix belongs in io.kdra.plugin.KubeletPlugin")
     void rollingUpdateWithLongDriverName() throws Exception {
         rollingUpdate(Driver.LONG_ROLLING_UPDATE_DRIVER_NAME);
     }

@@ -15,13 +15,11 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,26 +40,13 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
     private static final String OWNER_INDEX = "replicaset-controller/owner";
     /** Upstream's burst of pod creations or deletions per sync. */
     private static final int BURST_REPLICAS = 500;
-    /** How long unseen creations or deletions hold a ReplicaSet back before the controller looks again anyway. */
-    private static final Duration EXPECTATIONS_TIMEOUT = Duration.ofMinutes(5);
 
     record Key(String namespace, String name) {}
-
-    /** Pod creations and deletions a sync made that the informer has not shown yet. */
-    private static final class Expectations {
-        int adds;
-        int deletes;
-        final Instant since = Instant.now();
-
-        synchronized boolean satisfied() {
-            return adds <= 0 && deletes <= 0 || Instant.now().isAfter(since.plus(EXPECTATIONS_TIMEOUT));
-        }
-    }
 
     private final SharedIndexInformer<ReplicaSet> replicaSets;
     private final SharedIndexInformer<Pod> pods;
     private final EventRecorder events;
-    private final Map<Key, Expectations> expectations = new ConcurrentHashMap<>();
+    private final PodExpectations<Key> expectations = new PodExpectations<>();
 
     /** A controller with informers of its own. */
     public ReplicaSetController(KubernetesClient client) {
@@ -95,7 +80,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
 
             @Override
             public void onDelete(ReplicaSet rs, boolean finalStateUnknown) {
-                expectations.remove(key(rs));
+                expectations.forget(key(rs));
             }
         });
         pods.addEventHandler(new ResourceEventHandler<>() {
@@ -103,7 +88,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
             public void onAdd(Pod pod) {
                 Key key = ownerKey(pod);
                 if (key != null) {
-                    observed(key, true);
+                    expectations.observed(key, true);
                     queue.add(key);
                 }
             }
@@ -113,7 +98,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
                 Key key = ownerKey(newPod);
                 if (key != null) {
                     if (!PodClaims.deleted(oldPod) && PodClaims.deleted(newPod)) {
-                        observed(key, false);
+                        expectations.observed(key, false);
                     }
                     queue.add(key);
                 }
@@ -124,7 +109,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
                 Key key = ownerKey(pod);
                 if (key != null) {
                     if (!PodClaims.deleted(pod)) {
-                        observed(key, false);
+                        expectations.observed(key, false);
                     }
                     queue.add(key);
                 }
@@ -153,24 +138,11 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         return owner == null ? null : new Key(pod.getMetadata().getNamespace(), owner.getName());
     }
 
-    private void observed(Key key, boolean add) {
-        Expectations pending = expectations.get(key);
-        if (pending != null) {
-            synchronized (pending) {
-                if (add) {
-                    pending.adds--;
-                } else {
-                    pending.deletes--;
-                }
-            }
-        }
-    }
-
     @Override
     Duration sync(Key key) {
         ReplicaSet rs = replicaSets.getStore().getByKey(key.namespace() + "/" + key.name());
         if (rs == null) {
-            expectations.remove(key);
+            expectations.forget(key);
             return null;
         }
         List<Pod> owned = new ArrayList<>();
@@ -179,9 +151,8 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
                 owned.add(pod);
             }
         }
-        Expectations pending = expectations.get(key);
-        if ((pending == null || pending.satisfied()) && rs.getMetadata().getDeletionTimestamp() == null) {
-            expectations.remove(key);
+        if (expectations.satisfied(key) && rs.getMetadata().getDeletionTimestamp() == null) {
+            expectations.forget(key);
             manageReplicas(key, rs, owned);
         }
         updateStatus(rs, owned);
@@ -193,16 +164,12 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         int diff = active.size() - wanted;
         if (diff < 0) {
             int count = Math.min(-diff, BURST_REPLICAS);
-            Expectations pending = new Expectations();
-            pending.adds = count;
-            expectations.put(key, pending);
+            expectations.expect(key, count, 0);
             for (int i = 0; i < count; i++) {
                 try {
                     client.pods().inNamespace(key.namespace()).resource(podFor(rs)).create();
                 } catch (KubernetesClientException e) {
-                    synchronized (pending) {
-                        pending.adds -= count - i;
-                    }
+                    expectations.creationsFailed(key, count - i);
                     events.record(reference(rs), EventRecorder.WARNING, "FailedCreate",
                             "Error creating: " + e.getMessage());
                     throw e;
@@ -215,9 +182,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
             int count = Math.min(diff, BURST_REPLICAS);
             List<Pod> victims = new ArrayList<>(active);
             victims.sort(DELETION_ORDER);
-            Expectations pending = new Expectations();
-            pending.deletes = count;
-            expectations.put(key, pending);
+            expectations.expect(key, 0, count);
             for (Pod pod : victims.subList(0, count)) {
                 client.pods().inNamespace(key.namespace()).withName(pod.getMetadata().getName()).delete();
             }

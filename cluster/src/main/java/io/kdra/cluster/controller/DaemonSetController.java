@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -71,7 +70,6 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
     static final String TEMPLATE_GENERATION_LABEL = "pod-template-generation";
 
     private static final Logger LOG = LoggerFactory.getLogger(DaemonSetController.class);
-    private static final String OWNER_INDEX = "daemonset-controller/owner";
     /** The tolerations upstream's {@code AddOrUpdateDaemonPodTolerations} gives every daemon pod. */
     private static final List<Toleration> DAEMON_TOLERATIONS = List.of(
             toleration("node.kubernetes.io/not-ready", "NoExecute"),
@@ -89,7 +87,7 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
     private record Placement(boolean shouldRun, boolean shouldContinueRunning) {}
 
     private final SharedIndexInformer<DaemonSet> daemonSets;
-    private final SharedIndexInformer<Pod> pods;
+    private final ControlledPods<Key> pods;
     private final SharedIndexInformer<Node> nodes;
     private final EventRecorder events;
     private final PodExpectations<Key> expectations = new PodExpectations<>();
@@ -108,12 +106,7 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
         super(informers, ownsInformers, COMPONENT, workers);
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.daemonSets = informers.informer(DaemonSet.class);
-        this.pods = informers.informer(Pod.class);
         this.nodes = informers.informer(Node.class);
-        pods.addIndexers(Map.of(OWNER_INDEX, pod -> {
-            OwnerReference owner = owner(pod);
-            return owner == null ? List.of() : List.of(owner.getUid());
-        }));
         daemonSets.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(DaemonSet ds) {
@@ -130,38 +123,7 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
                 expectations.forget(key(ds));
             }
         });
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    expectations.observed(key, true);
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-                Key key = ownerKey(newPod);
-                if (key != null) {
-                    if (!PodClaims.deleted(oldPod) && PodClaims.deleted(newPod)) {
-                        expectations.observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    if (!PodClaims.deleted(pod)) {
-                        expectations.observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-        });
+        this.pods = new ControlledPods<>(informers.informer(Pod.class), "DaemonSet", Key::new, expectations, queue);
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node node) {
@@ -197,17 +159,6 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
         return new Key(ds.getMetadata().getNamespace(), ds.getMetadata().getName());
     }
 
-    private static OwnerReference owner(Pod pod) {
-        OwnerReference owner = PodClaims.controller(pod.getMetadata().getOwnerReferences());
-        return owner != null && "DaemonSet".equals(owner.getKind()) && "apps/v1".equals(owner.getApiVersion())
-                ? owner : null;
-    }
-
-    private static Key ownerKey(Pod pod) {
-        OwnerReference owner = owner(pod);
-        return owner == null ? null : new Key(pod.getMetadata().getNamespace(), owner.getName());
-    }
-
     @Override
     Duration sync(Key key) {
         DaemonSet ds = daemonSets.getStore().getByKey(key.namespace() + "/" + key.name());
@@ -227,7 +178,7 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
     /** The DaemonSet's pods that are not being deleted, by the node they run on or are meant for, the one to keep first. */
     private Map<String, List<Pod>> podsByNode(DaemonSet ds) {
         Map<String, List<Pod>> byNode = new HashMap<>();
-        for (Pod pod : pods.getIndexer().byIndex(OWNER_INDEX, ds.getMetadata().getUid())) {
+        for (Pod pod : pods.of(ds.getMetadata().getUid())) {
             String node = targetNode(pod);
             if (!PodClaims.deleted(pod) && node != null) {
                 byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(pod);

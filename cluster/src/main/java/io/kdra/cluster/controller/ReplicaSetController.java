@@ -1,7 +1,6 @@
 package io.kdra.cluster.controller;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -37,14 +36,13 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
     static final String COMPONENT = "replicaset-controller";
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaSetController.class);
-    private static final String OWNER_INDEX = "replicaset-controller/owner";
     /** Upstream's burst of pod creations or deletions per sync. */
     private static final int BURST_REPLICAS = 500;
 
     record Key(String namespace, String name) {}
 
     private final SharedIndexInformer<ReplicaSet> replicaSets;
-    private final SharedIndexInformer<Pod> pods;
+    private final ControlledPods<Key> pods;
     private final EventRecorder events;
     private final PodExpectations<Key> expectations = new PodExpectations<>();
 
@@ -62,11 +60,6 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         super(informers, ownsInformers, COMPONENT, workers);
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.replicaSets = informers.informer(ReplicaSet.class);
-        this.pods = informers.informer(Pod.class);
-        pods.addIndexers(Map.of(OWNER_INDEX, pod -> {
-            OwnerReference owner = owner(pod);
-            return owner == null ? List.of() : List.of(owner.getUid());
-        }));
         replicaSets.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ReplicaSet rs) {
@@ -83,38 +76,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
                 expectations.forget(key(rs));
             }
         });
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    expectations.observed(key, true);
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-                Key key = ownerKey(newPod);
-                if (key != null) {
-                    if (!PodClaims.deleted(oldPod) && PodClaims.deleted(newPod)) {
-                        expectations.observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    if (!PodClaims.deleted(pod)) {
-                        expectations.observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-        });
+        this.pods = new ControlledPods<>(informers.informer(Pod.class), "ReplicaSet", Key::new, expectations, queue);
     }
 
     @Override
@@ -127,17 +89,6 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         return new Key(rs.getMetadata().getNamespace(), rs.getMetadata().getName());
     }
 
-    private static OwnerReference owner(Pod pod) {
-        OwnerReference owner = PodClaims.controller(pod.getMetadata().getOwnerReferences());
-        return owner != null && "ReplicaSet".equals(owner.getKind()) && "apps/v1".equals(owner.getApiVersion())
-                ? owner : null;
-    }
-
-    private static Key ownerKey(Pod pod) {
-        OwnerReference owner = owner(pod);
-        return owner == null ? null : new Key(pod.getMetadata().getNamespace(), owner.getName());
-    }
-
     @Override
     Duration sync(Key key) {
         ReplicaSet rs = replicaSets.getStore().getByKey(key.namespace() + "/" + key.name());
@@ -146,7 +97,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
             return null;
         }
         List<Pod> owned = new ArrayList<>();
-        for (Pod pod : pods.getIndexer().byIndex(OWNER_INDEX, rs.getMetadata().getUid())) {
+        for (Pod pod : pods.of(rs.getMetadata().getUid())) {
             if (!PodClaims.isTerminal(pod) && !PodClaims.deleted(pod)) {
                 owned.add(pod);
             }

@@ -58,7 +58,7 @@ public final class ApiServer implements AutoCloseable {
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
         this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);
-        this.controllers = new ControllerManager(registry);
+        this.controllers = new ControllerManager(registry, config.featureGates());
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())

@@ -1,7 +1,9 @@
 package io.kdra.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.not;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -12,10 +14,11 @@ import io.kdra.framework.Driver;
 import io.kdra.framework.Framework;
 import io.kdra.framework.Nodes;
 import io.kdra.framework.Pods;
+import io.kdra.framework.RealSliceWipingDelay;
 import io.kdra.framework.Resources;
 import io.kdra.framework.Waits;
+import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -63,9 +66,6 @@ class KubeletDriverUpdateSpecs {
     @Test
     @DisplayName("rolling update with long driver name [KubeletMinVersion:1.33]")
     @Tag("KubeletMinVersion:1.33")
-    @Disabled("the plugin library names rolling-update sockets <driver>-<pod UID>-reg.sock and dra-<pod UID>.sock, "
-            + "over the 108-byte Unix socket limit with this driver name (the regression kubernetes#139166 fixed "
-            + "upstream); the fix belongs in io.kdra.plugin.KubeletPlugin")
     void rollingUpdateWithLongDriverName() throws Exception {
         rollingUpdate(Driver.LONG_ROLLING_UPDATE_DRIVER_NAME);
     }
@@ -129,9 +129,49 @@ class KubeletDriverUpdateSpecs {
     @DisplayName("sequential update with pods replacing each other [KubeletMinVersion:1.33] [Slow]")
     @Tag("KubeletMinVersion:1.33")
     @Tag("Slow")
-    @Disabled("its slice check assumes the kubelet's 30 s wiping delay (no check if the update took over 25 s); the "
-            + "embedded cluster's fast timing wipes after 2 s, so it needs a real-timing cluster, which the framework "
-            + "cannot ask for yet")
-    void sequentialUpdateWithPodsReplacingEachOther() {
+    // The slices survive the update only because the kubelet waits 30 s before wiping them.
+    @RealSliceWipingDelay
+    void sequentialUpdateWithPodsReplacingEachOther() throws Exception {
+        Nodes nodes = Nodes.now(f, 1, 1);
+
+        // same driver name, same socket paths
+        Driver oldDriver = Driver.instance(f).instanceSuffix("-old");
+        oldDriver.run(nodes, Resources.driverResourcesNow(nodes, 1));
+        Waits.until("driver should have published ResourceSlices, got none", f.timeouts().podStartShort())
+                .until(oldDriver.getSlices(), not(empty()));
+        List<ResourceSlice> oldSlices = oldDriver.getSlices().call();
+
+        // Pods never run side by side, as a DaemonSet updates its pods with maxSurge 0.
+        f.by("reinstall driver");
+        long start = System.nanoTime();
+        oldDriver.tearDown();
+        Driver newDriver = Driver.instance(f).instanceSuffix("-new");
+        newDriver.run(nodes, Resources.driverResourcesNow(nodes, 1));
+        Duration updateDuration = Duration.ofNanos(System.nanoTime() - start);
+
+        // the builder behaves the same for both instances
+        Builder b = Builder.now(f, oldDriver);
+        ResourceClaim claim = b.externalClaim();
+        Pod pod = b.podExternal(claim.getMetadata().getName());
+        b.create(claim, pod);
+        b.testPod(pod);
+
+        // After a downtime longer than the kubelet's wiping delay (30 s) the slices are gone, so only a quick update
+        // is checked.
+        if (updateDuration.compareTo(Duration.ofSeconds(25)) <= 0) {
+            f.by("Checking resource slices after downtime of " + updateDuration);
+            assertThat(oldDriver.getSlices().call())
+                    .as("Old slice should have survived a downtime of %s.", updateDuration)
+                    .containsExactlyInAnyOrderElementsOf(oldSlices);
+        } else {
+            f.by("Not checking resource slices, downtime was too long with " + updateDuration);
+        }
+
+        // the drivers are torn down before the builder's cleanup, so the pod goes first
+        b.deletePodAndWaitForNotFound(pod);
+
+        f.by("uninstalling driver and waiting for ResourceSlice wiping");
+        newDriver.tearDown();
+        newDriver.isGone();
     }
 }

@@ -8,14 +8,22 @@ import static org.hamcrest.Matchers.greaterThan;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.framework.Builder;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Driver;
@@ -29,9 +37,9 @@ import io.kdra.framework.Waits;
 import io.kdra.testdriver.ClaimId;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -264,7 +272,59 @@ class KubeletSpecs {
 
     @Test
     @DisplayName("DaemonSet with admin access")
-    @Disabled("the embedded cluster has no DaemonSet controller yet")
-    void daemonSetWithAdminAccess() {
+    void daemonSetWithAdminAccess() throws Exception {
+        // admin access needs the namespace label
+        f.client().namespaces().withName(f.namespace()).edit(namespace -> new NamespaceBuilder(namespace)
+                .editMetadata().addToLabels("resource.kubernetes.io/admin-access", "true").endMetadata().build());
+
+        Builder.PodWithTemplate inline = b.podInline();
+        inline.template().getSpec().getSpec().getDevices().getRequests().get(0).getExactly().setAdminAccess(true);
+        // the daemon runs only on the node that has the driver
+        String nodeName = nodes.nodeNames().get(0);
+        PodSpec podSpec = new PodSpecBuilder(inline.pod().getSpec())
+                .withNodeSelector(Map.of("kubernetes.io/hostname", nodeName)).withRestartPolicy("Always").build();
+        DaemonSet daemonSet = new DaemonSetBuilder().withNewMetadata().withName("monitoring-ds").endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", "monitoring").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "monitoring").endMetadata()
+                .withSpec(podSpec).endTemplate().endSpec().build();
+
+        List<HasMetadata> created = b.create(inline.template(), daemonSet);
+        assertThat(((ResourceClaimTemplate) created.get(0)).getSpec().getSpec().getDevices().getRequests().get(0)
+                .getExactly().getAdminAccess())
+                .as("AdminAccess field was cleared. This test depends on the DRAAdminAccess feature.").isTrue();
+        DaemonSet ds = (DaemonSet) created.get(1);
+
+        Waits.until("DaemonSet pod should be running on node " + nodeName + " but isn't", f.timeouts().podStart())
+                .until(() -> daemonPodsAvailableOnlyOn(ds, List.of(nodeName)));
+        DaemonSetStatus status = f.client().apps().daemonSets().inNamespace(f.namespace())
+                .withName(ds.getMetadata().getName()).get().getStatus();
+        assertThat(List.of(status.getCurrentNumberScheduled(), status.getNumberReady()))
+                .as("daemon status: DesiredScheduled %d, CurrentScheduled %d, Ready %d",
+                        status.getDesiredNumberScheduled(), status.getCurrentNumberScheduled(),
+                        status.getNumberReady())
+                .containsOnly(status.getDesiredNumberScheduled());
+    }
+
+    /**
+     * Upstream's {@code CheckDaemonPodOnNodes}: exactly one available pod of the DaemonSet on each of the nodes, and
+     * none elsewhere.
+     */
+    private boolean daemonPodsAvailableOnlyOn(DaemonSet ds, List<String> nodeNames) {
+        Map<String, Integer> podsPerNode = new HashMap<>();
+        for (Pod pod : f.client().pods().inNamespace(f.namespace()).list().getItems()) {
+            boolean controlled = pod.getMetadata().getOwnerReferences().stream().anyMatch(owner ->
+                    Boolean.TRUE.equals(owner.getController()) && ds.getMetadata().getUid().equals(owner.getUid()));
+            if (controlled && pod.getMetadata().getDeletionTimestamp() == null && ready(pod)) {
+                podsPerNode.merge(pod.getSpec().getNodeName(), 1, Integer::sum);
+            }
+        }
+        return nodeNames.stream().allMatch(node -> podsPerNode.getOrDefault(node, 0) == 1)
+                && podsPerNode.size() == nodeNames.size();
+    }
+
+    /** {@code IsPodAvailable} with the DaemonSet's {@code minReadySeconds} of 0: the pod is ready. */
+    private static boolean ready(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
+                .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 }

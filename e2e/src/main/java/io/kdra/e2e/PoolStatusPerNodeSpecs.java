@@ -13,7 +13,6 @@ import io.kdra.framework.Resources;
 import io.kdra.framework.Waits;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -131,10 +130,6 @@ class PoolStatusPerNodeSpecs {
     @Test
     @DisplayName("should clear NodeName when pool has slices on different nodes [Alpha] [Feature:OffByDefault] "
             + "[FeatureGate:DynamicResourceAllocation]")
-    @Disabled("the node plugins' ResourceSlice publishers (io.kdra.plugin.resourceslice.ResourceSlicePublisher) "
-            + "delete the slices of their driver on their node whose pool they do not publish, so the spec's two "
-            + "mixed-node-pool slices are gone before the request is answered; the publisher would have to leave "
-            + "slices it does not own alone")
     void clearsNodeNameWhenPoolHasSlicesOnDifferentNodes() {
         String mixedPoolName = "mixed-node-pool";
         for (int i = 0; i < 2; i++) {

@@ -18,9 +18,11 @@ import java.util.TreeMap;
  * @param kubernetesVersion the control plane's version
  * @param kubeletVersion the kubelets' version
  * @param featureGates gates to set, sorted by name
+ * @param realSliceWipingDelay whether the kubelets wait the real 30 s before wiping a gone driver's slices (see
+ *     {@link RealSliceWipingDelay}) instead of the fast timing's 2 s
  */
 public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion, KubernetesVersion kubeletVersion,
-        Map<String, Boolean> featureGates) {
+        Map<String, Boolean> featureGates, boolean realSliceWipingDelay) {
 
     /** System property: node count of embedded clusters (default 3). */
     public static final String NODES_PROPERTY = "kdra.e2e.nodes";
@@ -72,7 +74,12 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
             // a kubelet newer than the control plane is outside the version-skew policy; raise both
             kubernetes = kubelet;
         }
-        return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates);
+        return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates, false);
+    }
+
+    /** These requirements with the kubelets' real slice-wiping delay. */
+    public ClusterRequirements withRealSliceWipingDelay() {
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true);
     }
 
     /** The gates as kube's {@code --feature-gates} takes them. */

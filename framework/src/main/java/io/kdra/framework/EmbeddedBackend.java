@@ -3,6 +3,7 @@ package io.kdra.framework;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.cluster.ClusterNode;
 import io.kdra.cluster.EmbeddedCluster;
+import io.kdra.cluster.Timing;
 import io.kdra.kube.KubernetesVersion;
 import io.kdra.plugin.ListenerFactory;
 import io.kdra.plugin.cdi.FileOperations;
@@ -39,6 +40,8 @@ public final class EmbeddedBackend implements ClusterBackend {
                 .kubernetesVersion(requirements.kubernetesVersion().toString())
                 .kubeletVersion(requirements.kubeletVersion().toString())
                 .featureGates(requirements.featureGatesFlag())
+                .timing(requirements.realSliceWipingDelay()
+                        ? Timing.FAST.withSliceWipingDelay(Timing.REAL.sliceWipingDelay()) : Timing.FAST)
                 .start());
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.platform.commons.support.AnnotationSupport;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -76,7 +77,7 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     private static ClusterBackend backend(ExtensionContext context) {
         String kubeconfig = System.getProperty(KUBECONFIG_PROPERTY);
-        Object key = kubeconfig != null ? Path.of(kubeconfig) : requirements(context.getTags());
+        Object key = kubeconfig != null ? Path.of(kubeconfig) : requirements(context);
         StartedBackend started = context.getRoot().getStore(STORE).computeIfAbsent(key, k -> {
             try {
                 return new StartedBackend(k instanceof Path path ? KubeconfigBackend.connect(path)
@@ -90,6 +91,14 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
                     .getMessage(), started.failure());
         }
         return started.backend();
+    }
+
+    /** The spec's requirements: its tags', and the real slice-wiping delay when it is annotated so. */
+    private static ClusterRequirements requirements(ExtensionContext context) {
+        ClusterRequirements fromTags = requirements(context.getTags());
+        boolean realWiping = AnnotationSupport.isAnnotated(context.getTestMethod(), RealSliceWipingDelay.class)
+                || AnnotationSupport.isAnnotated(context.getTestClass(), RealSliceWipingDelay.class);
+        return realWiping ? fromTags.withRealSliceWipingDelay() : fromTags;
     }
 
     /**

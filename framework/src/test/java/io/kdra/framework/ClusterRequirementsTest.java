@@ -27,6 +27,19 @@ class ClusterRequirementsTest {
     }
 
     @Test
+    void theRealSliceWipingDelayIsARequirementOfItsOwn() {
+        ClusterRequirements fast = ClusterRequirements.forTags(Set.of("KubeletMinVersion:1.33"));
+        ClusterRequirements real = fast.withRealSliceWipingDelay();
+
+        assertThat(fast.realSliceWipingDelay()).isFalse();
+        assertThat(real.realSliceWipingDelay()).isTrue();
+        assertThat(real).as("a cluster of its own").isNotEqualTo(fast)
+                .isEqualTo(ClusterRequirements.forTags(Set.of("KubeletMinVersion:1.33")).withRealSliceWipingDelay());
+        assertThat(real.featureGates()).isEqualTo(fast.featureGates());
+        assertThat(real.kubeletVersion()).isEqualTo(fast.kubeletVersion());
+    }
+
+    @Test
     void aGateNewerThanTheDefaultVersionRaisesControlPlaneAndKubelets() {
         ClusterRequirements requirements = ClusterRequirements.forTags(Set.of("FeatureGate:DRADeviceTaints",
                 "FeatureGate:DRADeviceTaintRules"));

@@ -27,7 +27,7 @@ final class GrpcSocketServer {
 
     private static final Logger LOG = LoggerFactory.getLogger(GrpcSocketServer.class);
     /** {@code sizeof(sockaddr_un.sun_path)} on Linux, including the terminating NUL. */
-    private static final int MAX_SOCKET_PATH_BYTES = 108;
+    static final int MAX_SOCKET_PATH_BYTES = 108;
 
     private final String name;
     private final Server server;

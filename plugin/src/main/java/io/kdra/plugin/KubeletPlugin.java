@@ -368,7 +368,8 @@ public final class KubeletPlugin implements AutoCloseable {
 
         /**
          * Lets two instances run side by side during a rolling update (kubelet 1.33+): sockets become
-         * {@code <driver>-<uid>-reg.sock} and {@code dra-<uid>.sock}, and calls are serialized across instances through
+         * {@code <driver>-<uid>-reg.sock} (shortened when that path would not fit a Unix socket address, see
+         * {@link RegistrationSocketName}) and {@code dra-<uid>.sock}, and calls are serialized across instances through
          * the lock file {@code serialize.lock}.
          *
          * @param podUid the pod UID, unique per instance; empty or {@code null} turns rolling updates off
@@ -519,8 +520,9 @@ public final class KubeletPlugin implements AutoCloseable {
                         Epoll.unavailabilityCause());
             }
             String uidPart = rollingUpdateUid == null ? "" : "-" + rollingUpdateUid;
-            Path registration = registrarDirectory.toAbsolutePath().resolve(
-                    registrarSocketFilename != null ? registrarSocketFilename : driverName + uidPart + "-reg.sock");
+            Path registryDirectory = registrarDirectory.toAbsolutePath();
+            Path registration = registryDirectory.resolve(registrarSocketFilename != null ? registrarSocketFilename
+                    : RegistrationSocketName.choose(registryDirectory, driverName, rollingUpdateUid));
             Path dataDirectory =
                     pluginDataDirectory != null ? pluginDataDirectory : KUBELET_PLUGINS_DIR.resolve(driverName);
             Path dra = dataDirectory.toAbsolutePath().resolve("dra" + uidPart + ".sock");

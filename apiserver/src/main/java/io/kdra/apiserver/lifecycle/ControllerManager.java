@@ -3,6 +3,7 @@ package io.kdra.apiserver.lifecycle;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.storage.WatchEvent;
+import io.kdra.kube.FeatureGates;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,14 +24,15 @@ public final class ControllerManager implements AutoCloseable {
     private final Thread worker;
     private volatile boolean running = true;
 
-    public ControllerManager(Registry registry) {
+    /** @param gates the server's feature gates (DRAExtendedResource changes what quotas count) */
+    public ControllerManager(Registry registry, FeatureGates gates) {
         List<ResourceType> types = registry.kinds().types();
         Map<String, ResourceType> byKey = new HashMap<>();
         // a stored object is handled as its owner's, once, whichever resources serve it
         types.stream().filter(ResourceType::ownsStorage).forEach(t -> byKey.put(t.storageKey(), t));
         SystemWriter writer = new SystemWriter(registry);
         this.controllers = List.of(new GarbageCollector(writer, byKey::get), new NamespaceController(writer, types),
-                new QuotaStatusController(writer, registry.store(), types));
+                new QuotaStatusController(writer, registry.store(), types, gates));
         registry.store().addListener(events::add);
         this.worker = new Thread(this::run, "kdra-controllers");
         worker.setDaemon(true);

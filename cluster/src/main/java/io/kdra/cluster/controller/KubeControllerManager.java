@@ -1,5 +1,6 @@
 package io.kdra.cluster.controller;
 
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.cluster.Timing;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * The controllers of kube-controller-manager that a DRA cluster needs, on one set of shared informers and one client:
  * resourceclaim, device-taint-eviction (when DRADeviceTaints is on; DeviceTaintRules when DRADeviceTaintRules is),
  * resourcepoolstatusrequest (when DRAResourcePoolStatus is on),
- * ReplicaSet, Deployment (when the API server serves Deployments), node lifecycle and pod garbage collection.
+ * ReplicaSet, DaemonSet and Deployment (each when the API server serves it), node lifecycle and pod garbage
+ * collection.
  *
  * <pre>{@code
  * try (var controllers = KubeControllerManager.builder(client).timing(Timing.FAST).featureGates(gates).build()
@@ -47,6 +49,12 @@ public final class KubeControllerManager implements AutoCloseable {
         }
         ReplicaSetController replicaSets = new ReplicaSetController(informers, 2);
         add(replicaSets, replicaSets::start);
+        if (builder.client.supports(DaemonSet.class)) {
+            DaemonSetController daemonSets = new DaemonSetController(informers, 1);
+            add(daemonSets, daemonSets::start);
+        } else {
+            LOG.info("the API server does not serve apps/v1 DaemonSets: no DaemonSet controller");
+        }
         if (builder.client.supports(Deployment.class)) {
             DeploymentController deployments = new DeploymentController(informers, 1);
             add(deployments, deployments::start);

@@ -1,7 +1,6 @@
 package io.kdra.cluster.controller;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -15,13 +14,11 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,29 +36,15 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
     static final String COMPONENT = "replicaset-controller";
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaSetController.class);
-    private static final String OWNER_INDEX = "replicaset-controller/owner";
     /** Upstream's burst of pod creations or deletions per sync. */
     private static final int BURST_REPLICAS = 500;
-    /** How long unseen creations or deletions hold a ReplicaSet back before the controller looks again anyway. */
-    private static final Duration EXPECTATIONS_TIMEOUT = Duration.ofMinutes(5);
 
     record Key(String namespace, String name) {}
 
-    /** Pod creations and deletions a sync made that the informer has not shown yet. */
-    private static final class Expectations {
-        int adds;
-        int deletes;
-        final Instant since = Instant.now();
-
-        synchronized boolean satisfied() {
-            return adds <= 0 && deletes <= 0 || Instant.now().isAfter(since.plus(EXPECTATIONS_TIMEOUT));
-        }
-    }
-
     private final SharedIndexInformer<ReplicaSet> replicaSets;
-    private final SharedIndexInformer<Pod> pods;
+    private final ControlledPods<Key> pods;
     private final EventRecorder events;
-    private final Map<Key, Expectations> expectations = new ConcurrentHashMap<>();
+    private final PodExpectations<Key> expectations = new PodExpectations<>();
 
     /** A controller with informers of its own. */
     public ReplicaSetController(KubernetesClient client) {
@@ -77,11 +60,6 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         super(informers, ownsInformers, COMPONENT, workers);
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.replicaSets = informers.informer(ReplicaSet.class);
-        this.pods = informers.informer(Pod.class);
-        pods.addIndexers(Map.of(OWNER_INDEX, pod -> {
-            OwnerReference owner = owner(pod);
-            return owner == null ? List.of() : List.of(owner.getUid());
-        }));
         replicaSets.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ReplicaSet rs) {
@@ -95,41 +73,10 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
 
             @Override
             public void onDelete(ReplicaSet rs, boolean finalStateUnknown) {
-                expectations.remove(key(rs));
+                expectations.forget(key(rs));
             }
         });
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    observed(key, true);
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-                Key key = ownerKey(newPod);
-                if (key != null) {
-                    if (!PodClaims.deleted(oldPod) && PodClaims.deleted(newPod)) {
-                        observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                Key key = ownerKey(pod);
-                if (key != null) {
-                    if (!PodClaims.deleted(pod)) {
-                        observed(key, false);
-                    }
-                    queue.add(key);
-                }
-            }
-        });
+        this.pods = new ControlledPods<>(informers.informer(Pod.class), "ReplicaSet", Key::new, expectations, queue);
     }
 
     @Override
@@ -142,46 +89,21 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         return new Key(rs.getMetadata().getNamespace(), rs.getMetadata().getName());
     }
 
-    private static OwnerReference owner(Pod pod) {
-        OwnerReference owner = PodClaims.controller(pod.getMetadata().getOwnerReferences());
-        return owner != null && "ReplicaSet".equals(owner.getKind()) && "apps/v1".equals(owner.getApiVersion())
-                ? owner : null;
-    }
-
-    private static Key ownerKey(Pod pod) {
-        OwnerReference owner = owner(pod);
-        return owner == null ? null : new Key(pod.getMetadata().getNamespace(), owner.getName());
-    }
-
-    private void observed(Key key, boolean add) {
-        Expectations pending = expectations.get(key);
-        if (pending != null) {
-            synchronized (pending) {
-                if (add) {
-                    pending.adds--;
-                } else {
-                    pending.deletes--;
-                }
-            }
-        }
-    }
-
     @Override
     Duration sync(Key key) {
         ReplicaSet rs = replicaSets.getStore().getByKey(key.namespace() + "/" + key.name());
         if (rs == null) {
-            expectations.remove(key);
+            expectations.forget(key);
             return null;
         }
         List<Pod> owned = new ArrayList<>();
-        for (Pod pod : pods.getIndexer().byIndex(OWNER_INDEX, rs.getMetadata().getUid())) {
+        for (Pod pod : pods.of(rs.getMetadata().getUid())) {
             if (!PodClaims.isTerminal(pod) && !PodClaims.deleted(pod)) {
                 owned.add(pod);
             }
         }
-        Expectations pending = expectations.get(key);
-        if ((pending == null || pending.satisfied()) && rs.getMetadata().getDeletionTimestamp() == null) {
-            expectations.remove(key);
+        if (expectations.satisfied(key) && rs.getMetadata().getDeletionTimestamp() == null) {
+            expectations.forget(key);
             manageReplicas(key, rs, owned);
         }
         updateStatus(rs, owned);
@@ -193,16 +115,12 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         int diff = active.size() - wanted;
         if (diff < 0) {
             int count = Math.min(-diff, BURST_REPLICAS);
-            Expectations pending = new Expectations();
-            pending.adds = count;
-            expectations.put(key, pending);
+            expectations.expect(key, count, 0);
             for (int i = 0; i < count; i++) {
                 try {
                     client.pods().inNamespace(key.namespace()).resource(podFor(rs)).create();
                 } catch (KubernetesClientException e) {
-                    synchronized (pending) {
-                        pending.adds -= count - i;
-                    }
+                    expectations.creationsFailed(key, count - i);
                     events.record(reference(rs), EventRecorder.WARNING, "FailedCreate",
                             "Error creating: " + e.getMessage());
                     throw e;
@@ -215,9 +133,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
             int count = Math.min(diff, BURST_REPLICAS);
             List<Pod> victims = new ArrayList<>(active);
             victims.sort(DELETION_ORDER);
-            Expectations pending = new Expectations();
-            pending.deletes = count;
-            expectations.put(key, pending);
+            expectations.expect(key, 0, count);
             for (Pod pod : victims.subList(0, count)) {
                 client.pods().inNamespace(key.namespace()).withName(pod.getMetadata().getName()).delete();
             }

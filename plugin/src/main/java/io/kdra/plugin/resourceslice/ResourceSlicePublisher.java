@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -54,6 +56,9 @@ import org.slf4j.LoggerFactory;
  *       {@code resourceSliceCount}, so that the scheduler never combines old and new slices;</li>
  *   <li>updates changed slices, deletes slices of removed pools and slices it cannot match, and re-creates slices
  *       that someone else deleted (after the sync delay);</li>
+ *   <li>deletes the slices of a pool it never published (someone else's, or left by an earlier instance) once the
+ *       sync delay has passed since the last watch event of that pool, as upstream syncs each pool that long after
+ *       its last event; a pool the driver stops publishing goes at once;</li>
  *   <li>reports rejected writes and fields the API server dropped through the {@link ErrorHandler}, and retries
  *       with exponential backoff.</li>
  * </ul>
@@ -126,6 +131,10 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     private final Map<SliceLayout.Content, SliceLayout.Content> adopted = new HashMap<>();
     private final Object scheduling = new Object();
     private volatile Map<String, Plan> plans = Map.of();
+    /** When the watch last showed a slice of each pool ({@link System#nanoTime()}). */
+    private final Map<String, Long> lastPoolEvents = new ConcurrentHashMap<>();
+    /** Pools the driver stopped publishing whose slices may remain; guarded by {@link #scheduling}. */
+    private final Set<String> removedPools = new HashSet<>();
     private String nodeUid;
     private ScheduledFuture<?> pendingSync;
     private long pendingSyncAt;
@@ -176,6 +185,8 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             if (stopped) {
                 throw new IllegalStateException("ResourceSlice publisher for driver " + driverName + " is stopped");
             }
+            plans.keySet().stream().filter(pool -> !next.containsKey(pool)).forEach(removedPools::add);
+            removedPools.removeAll(next.keySet());
             plans = next;
         }
         requestSync(Duration.ZERO);
@@ -227,16 +238,20 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ResourceSlice slice) {
+                poolEvent(slice);
                 requestSync(syncDelay);
             }
 
             @Override
             public void onUpdate(ResourceSlice oldSlice, ResourceSlice newSlice) {
+                poolEvent(oldSlice);
+                poolEvent(newSlice);
                 requestSync(syncDelay);
             }
 
             @Override
             public void onDelete(ResourceSlice slice, boolean deletedFinalStateUnknown) {
+                poolEvent(slice);
                 requestSync(syncDelay);
             }
         });
@@ -247,6 +262,32 @@ public final class ResourceSlicePublisher implements AutoCloseable {
             }
         });
         LOG.info("publishing ResourceSlices of driver {}{}", driverName, nodeName == null ? "" : " on node " + nodeName);
+    }
+
+    private void poolEvent(ResourceSlice slice) {
+        if (slice.getSpec() != null && slice.getSpec().getPool() != null) {
+            lastPoolEvents.put(slice.getSpec().getPool().getName(), System.nanoTime());
+        }
+    }
+
+    /**
+     * Whether the slices of a pool the driver does not publish may go now: right away for a pool it stopped
+     * publishing, else once the pool's last watch event is a sync delay old (a pool seen by a LIST before its watch
+     * event counts as seen now). Otherwise a sync is requested for that time.
+     */
+    private boolean mayDeleteUnpublished(String poolName) {
+        synchronized (scheduling) {
+            if (removedPools.contains(poolName)) {
+                return true;
+            }
+        }
+        long now = System.nanoTime();
+        long quietFor = now - lastPoolEvents.computeIfAbsent(poolName, pool -> now);
+        if (quietFor >= syncDelay.toNanos()) {
+            return true;
+        }
+        requestSync(Duration.ofNanos(syncDelay.toNanos() - quietFor));
+        return false;
     }
 
     private void checkNodeSelection(String name, Pool pool) {
@@ -336,8 +377,15 @@ public final class ResourceSlicePublisher implements AutoCloseable {
         Set<String> pools = new TreeSet<>(desired.keySet());
         pools.addAll(byPool.keySet());
         for (String pool : pools) {
-            syncPool(pool, byPool.getOrDefault(pool, List.of()), desired.get(pool));
+            List<ResourceSlice> current = byPool.getOrDefault(pool, List.of());
+            if (desired.containsKey(pool) || mayDeleteUnpublished(pool)) {
+                syncPool(pool, current, desired.get(pool));
+            }
         }
+        synchronized (scheduling) {
+            removedPools.retainAll(byPool.keySet());
+        }
+        lastPoolEvents.keySet().retainAll(byPool.keySet());
         adopted.keySet().retainAll(desired.values().stream().flatMap(plan -> plan.contents().stream()).toList());
     }
 

@@ -212,6 +212,45 @@ class ResourceSlicePublisherTest {
         assertThat(client.resource(otherNode).get()).isNotNull();
     }
 
+    @Test
+    void aPoolTheDriverNeverPublishedIsLeftAloneUntilItHasBeenQuietForTheSyncDelay() {
+        publisher = nodePublisher().syncDelay(Duration.ofMinutes(10)).start(new DriverResources(Map.of(
+                nodeName, Pool.ofDevices(Devices.plain(1)),
+                "second", Pool.ofDevices(Devices.plain(1)))));
+        awaitSlices(2);
+        ResourceSlice unpublished = client.resource(unpublishedPoolSlice()).create();
+
+        // an immediate sync: the pool the driver stops publishing goes at once, the other pool stays
+        publisher.update(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(2))));
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
+                .extracting(slice -> slice.getSpec().getPool().getName(), slice -> slice.getSpec().getDevices().size())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("mixed-node-pool", 1),
+                        org.assertj.core.groups.Tuple.tuple(nodeName, 2)));
+        assertThat(client.resource(unpublished).get()).isNotNull();
+    }
+
+    @Test
+    void aPoolTheDriverNeverPublishedIsDeletedOnceQuietForTheSyncDelay() {
+        publisher = nodePublisher().start(DriverResources.of(nodeName, Pool.ofDevices(Devices.plain(1))));
+        awaitSlices(1);
+
+        client.resource(unpublishedPoolSlice()).create();
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(slices())
+                .extracting(slice -> slice.getSpec().getPool().getName()).containsExactly(nodeName));
+    }
+
+    /** A slice of this driver on this node in a pool the publisher does not publish, as the pool status spec makes. */
+    private ResourceSlice unpublishedPoolSlice() {
+        return new ResourceSliceBuilder()
+                .withNewMetadata().withName(driver + "-mixed-node-0").endMetadata()
+                .withNewSpec().withDriver(driver).withNodeName(nodeName)
+                .withNewPool().withName("mixed-node-pool").withGeneration(1L).withResourceSliceCount(2L).endPool()
+                .withDevices(Devices.plain(1)).endSpec()
+                .build();
+    }
+
     private static ResourceSlice foreignSlice(String name, String driverName, String node) {
         return new ResourceSliceBuilder()
                 .withNewMetadata().withName(name + "-" + UUID.randomUUID()).endMetadata()

@@ -15,6 +15,7 @@ import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,11 +33,17 @@ final class DraCalls {
     private final DraPlugin plugin;
     private final ClaimLookup claims;
     private final CallSerializer serializer;
+    private final DeviceMetadataFiles metadataFiles;
 
-    DraCalls(DraPlugin plugin, ClaimLookup claims, CallSerializer serializer) {
+    /**
+     * @param metadataFiles writes the device metadata files of prepared claims, or {@code null} when the plugin
+     *     writes none
+     */
+    DraCalls(DraPlugin plugin, ClaimLookup claims, CallSerializer serializer, DeviceMetadataFiles metadataFiles) {
         this.plugin = plugin;
         this.claims = claims;
         this.serializer = serializer;
+        this.metadataFiles = metadataFiles;
     }
 
     /**
@@ -61,14 +68,19 @@ final class DraCalls {
             CallSerializer.Permit permit = serialize();
             try {
                 results = plugin.prepareResourceClaims(List.copyOf(checked));
+                checkResults("prepare resource claims", results);
+                if (metadataFiles != null) {
+                    results = withDeviceMetadata(checked, results);
+                }
             } catch (StatusRuntimeException e) {
                 throw e.getStatus().asException();
+            } catch (StatusException e) {
+                throw e;
             } catch (Exception e) {
                 throw failure("prepare resource claims", e);
             } finally {
                 permit.close();
             }
-            checkResults("prepare resource claims", results);
             results.forEach((uid, result) -> response.putClaims(uid, toProto(result, withShareIds)));
         }
         // Claims that failed the check already have their answer; what is missing now, the driver left out.
@@ -94,14 +106,19 @@ final class DraCalls {
         CallSerializer.Permit permit = serialize();
         try {
             results = plugin.unprepareResourceClaims(refs);
+            checkResults("unprepare resource claims", results);
+            if (metadataFiles != null) {
+                results = withoutDeviceMetadata(refs, results);
+            }
         } catch (StatusRuntimeException e) {
             throw e.getStatus().asException();
+        } catch (StatusException e) {
+            throw e;
         } catch (Exception e) {
             throw failure("unprepare resource claims", e);
         } finally {
             permit.close();
         }
-        checkResults("unprepare resource claims", results);
         results.forEach((uid, result) -> response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder()
                 .setError(result.isFailed() ? result.error() : "")
                 .build()));
@@ -112,6 +129,49 @@ final class DraCalls {
             }
         }
         return response.build();
+    }
+
+    /**
+     * Writes the metadata files of each prepared claim and adds their CDI devices; a claim whose files cannot be
+     * written fails, so that the kubelet retries it.
+     */
+    private Map<String, PrepareResult> withDeviceMetadata(List<ResourceClaim> prepared,
+            Map<String, PrepareResult> results) {
+        Map<String, PrepareResult> withMetadata = new LinkedHashMap<>(results);
+        for (ResourceClaim claim : prepared) {
+            String uid = claim.getMetadata().getUid();
+            PrepareResult result = results.get(uid);
+            if (result == null || result.isFailed()) {
+                continue;
+            }
+            try {
+                withMetadata.put(uid, PrepareResult.prepared(metadataFiles.write(claim, result.devices())));
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("claim {}/{}: {}", claim.getMetadata().getNamespace(), claim.getMetadata().getName(),
+                        messageOf(e));
+                withMetadata.put(uid, PrepareResult.failed(messageOf(e)));
+            }
+        }
+        return withMetadata;
+    }
+
+    /** Removes the metadata files of each unprepared claim; a claim whose files remain fails, to be retried. */
+    private Map<String, UnprepareResult> withoutDeviceMetadata(List<ClaimRef> refs,
+            Map<String, UnprepareResult> results) {
+        Map<String, UnprepareResult> withoutMetadata = new LinkedHashMap<>(results);
+        for (ClaimRef ref : refs) {
+            UnprepareResult result = results.get(ref.uid());
+            if (result == null || result.isFailed()) {
+                continue;
+            }
+            try {
+                metadataFiles.remove(ref);
+            } catch (IOException | RuntimeException e) {
+                withoutMetadata.put(ref.uid(), UnprepareResult.failed("remove device metadata of claim " + ref
+                        + ": " + messageOf(e)));
+            }
+        }
+        return withoutMetadata;
     }
 
     private CallSerializer.Permit serialize() throws StatusException {

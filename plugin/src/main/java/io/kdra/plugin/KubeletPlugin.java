@@ -8,6 +8,9 @@ import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.kdra.plugin.cdi.FileOperations;
+import io.kdra.plugin.cdi.LocalFileOperations;
+import io.kdra.plugin.metadata.MetadataVersion;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.ResourceSlicePublisher;
 import java.io.IOException;
@@ -16,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -58,6 +62,8 @@ public final class KubeletPlugin implements AutoCloseable {
     public static final Path KUBELET_PLUGINS_DIR = Path.of("/var/lib/kubelet/plugins");
     /** The name of the lock file that serializes calls across instances during rolling updates. */
     public static final String SERIALIZE_LOCK_FILE = "serialize.lock";
+    /** Where container runtimes read CDI specs by default. */
+    public static final Path DEFAULT_CDI_DIR = Path.of("/var/run/cdi");
     private static final Pattern DNS_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final int MAX_DRIVER_NAME_LENGTH = 63;
@@ -265,8 +271,12 @@ public final class KubeletPlugin implements AutoCloseable {
 
     private void start(Builder settings) throws IOException {
         try {
+            DeviceMetadataFiles metadataFiles = settings.deviceMetadata
+                    ? new DeviceMetadataFiles(driverName, draSocket.getParent(), settings.cdiFiles,
+                            List.copyOf(settings.metadataVersions))
+                    : null;
             DraCalls calls = new DraCalls(settings.plugin, settings.claimLookup(),
-                    settings.serializer(draSocket.getParent()));
+                    settings.serializer(draSocket.getParent()), metadataFiles);
             List<BindableService> draServices = new ArrayList<>();
             for (ServedService service : settings.services) {
                 draServices.add(service.bind(calls, health));
@@ -312,6 +322,9 @@ public final class KubeletPlugin implements AutoCloseable {
         private Duration sliceSyncDelay = ResourceSlicePublisher.DEFAULT_SYNC_DELAY;
         private boolean deleteSlicesOnStop;
         private String reconcilePoolWithName;
+        private boolean deviceMetadata;
+        private final Set<MetadataVersion> metadataVersions = new LinkedHashSet<>();
+        private FileOperations cdiFiles = new LocalFileOperations(DEFAULT_CDI_DIR);
 
         private Builder(String driverName, DraPlugin plugin) {
             this.driverName = driverName;
@@ -493,6 +506,37 @@ public final class KubeletPlugin implements AutoCloseable {
         }
 
         /**
+         * Writes device metadata files for prepared claims and mounts them into the containers that use them (KEP-5304,
+         * upstream's {@code EnableDeviceMetadata}); off by default. Needs {@link #metadataVersions}. The files say, per
+         * request, which devices the claim got and their {@link PreparedDevice#metadata()}; each is a CDI mount at
+         * its {@link io.kdra.plugin.metadata.MetadataPaths} location, added to the request's devices, so the container
+         * runtime must read the CDI directory of {@link #cdiFiles}.
+         */
+        public Builder enableDeviceMetadata(boolean enabled) {
+            this.deviceMetadata = enabled;
+            return this;
+        }
+
+        /**
+         * The versions each device metadata file holds, in this order: readers take the first they know, so list the
+         * newest first (upstream's {@code MetadataVersions}). There is no default.
+         */
+        public Builder metadataVersions(MetadataVersion... versions) {
+            metadataVersions.clear();
+            metadataVersions.addAll(List.of(versions));
+            return this;
+        }
+
+        /**
+         * Where the CDI specs of the device metadata mounts go, default {@link #DEFAULT_CDI_DIR} on this machine; a
+         * remote node's directory for a plugin that serves a remote kubelet.
+         */
+        public Builder cdiFiles(FileOperations files) {
+            this.cdiFiles = Objects.requireNonNull(files, "files");
+            return this;
+        }
+
+        /**
          * Validates the options and starts the DRA server, then the registration server.
          *
          * @throws IllegalArgumentException for invalid or conflicting options
@@ -512,6 +556,10 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             checkFileNamePart("rolling update UID", rollingUpdateUid);
             checkFileNamePart("registration socket filename", registrarSocketFilename);
+            if (deviceMetadata && metadataVersions.isEmpty()) {
+                throw new IllegalArgumentException("device metadata is enabled but no metadata version is set; "
+                        + "choose from " + List.of(MetadataVersion.values()));
+            }
             if (services.stream().allMatch(ServedService::isHealth)) {
                 throw new IllegalArgumentException("no supported DRA gRPC API is implemented and enabled");
             }

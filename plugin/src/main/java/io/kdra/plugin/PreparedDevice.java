@@ -1,7 +1,11 @@
 package io.kdra.plugin;
 
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.NetworkDeviceData;
 import io.kdra.plugin.cdi.CdiDeviceId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One device a driver prepared for a claim, as reported to the kubelet.
@@ -13,9 +17,23 @@ import java.util.List;
  * @param cdiDeviceIds fully qualified CDI device IDs the container runtime injects for this device
  * @param shareId the share ID of the allocation result (consumable capacity), or {@code null}; sent on the v1 API
  *     only
+ * @param metadata what the device metadata files say about the device besides its names, or {@code null} for nothing;
+ *     used only when the plugin writes device metadata ({@link KubeletPlugin.Builder#enableDeviceMetadata})
  */
 public record PreparedDevice(List<String> requestNames, String poolName, String deviceName, List<String> cdiDeviceIds,
-        String shareId) {
+        String shareId, Metadata metadata) {
+
+    /**
+     * A device's entry in the device metadata files, upstream's {@code kubeletplugin.DeviceMetadata}.
+     *
+     * @param attributes attributes as in a ResourceSlice, keyed by qualified name
+     * @param networkData network data of a network device, or {@code null}
+     */
+    public record Metadata(Map<String, DeviceAttribute> attributes, NetworkDeviceData networkData) {
+        public Metadata {
+            attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+        }
+    }
 
     /**
      * Requires pool and device names and validates every CDI ID.
@@ -34,8 +52,26 @@ public record PreparedDevice(List<String> requestNames, String poolName, String 
         }
     }
 
-    /** A device without a share ID. */
+    /** A device without metadata. */
+    public PreparedDevice(List<String> requestNames, String poolName, String deviceName, List<String> cdiDeviceIds,
+            String shareId) {
+        this(requestNames, poolName, deviceName, cdiDeviceIds, shareId, null);
+    }
+
+    /** A device without share ID and metadata. */
     public PreparedDevice(List<String> requestNames, String poolName, String deviceName, List<String> cdiDeviceIds) {
-        this(requestNames, poolName, deviceName, cdiDeviceIds, null);
+        this(requestNames, poolName, deviceName, cdiDeviceIds, null, null);
+    }
+
+    /** This device with its entry in the device metadata files. */
+    public PreparedDevice withMetadata(Metadata deviceMetadata) {
+        return new PreparedDevice(requestNames, poolName, deviceName, cdiDeviceIds, shareId, deviceMetadata);
+    }
+
+    /** This device with more CDI device IDs after its own. */
+    PreparedDevice withMoreCdiDeviceIds(List<String> more) {
+        List<String> all = new ArrayList<>(cdiDeviceIds);
+        all.addAll(more);
+        return new PreparedDevice(requestNames, poolName, deviceName, all, shareId, metadata);
     }
 }

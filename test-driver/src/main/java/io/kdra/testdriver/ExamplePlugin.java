@@ -2,6 +2,7 @@ package io.kdra.testdriver;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -77,6 +78,12 @@ public final class ExamplePlugin implements DraPlugin, AutoCloseable {
     public static final String PREPARE_FAILURE = "simulated PrepareResources failure";
     /** The message of the overall NodeUnprepareResources error in failure mode. */
     public static final String UNPREPARE_FAILURE = "simulated UnprepareResources failure";
+    /** The device metadata attribute that names the driver. */
+    public static final String DRIVER_NAME_ATTRIBUTE = "driverName";
+    /** The device metadata attribute that names the device's pool. */
+    public static final String POOL_ATTRIBUTE = "pool";
+    /** The device metadata attribute that names the device. */
+    public static final String DEVICE_ATTRIBUTE = "device";
     private static final String CONFIG_FROM_CLASS = "FromClass";
     private static final Pattern NOT_ALPHANUMERIC = Pattern.compile("[^a-zA-Z0-9]");
 
@@ -247,12 +254,25 @@ public final class ExamplePlugin implements DraPlugin, AutoCloseable {
                     List.of(new CdiDevice(cdiDeviceName, ContainerEdits.ofEnv(sortedEnv))));
             cdiFiles.write(cdiFileName(claimUid, baseRequest), spec.toJson());
             return new PreparedDevice(List.of(result.getRequest()), result.getPool(), result.getDevice(),
-                    List.of(spec.deviceId(cdiDeviceName).toString()), result.getShareID());
+                    List.of(spec.deviceId(cdiDeviceName).toString()), result.getShareID())
+                    .withMetadata(deviceMetadata(result.getPool(), result.getDevice()));
         } catch (IOException e) {
             throw new ClaimFailure("failed to write CDI file: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new ClaimFailure("request " + result.getRequest() + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * What the device metadata files say about a device, when the kubelet plugin writes them: string attributes
+     * {@value #DRIVER_NAME_ATTRIBUTE}, {@value #POOL_ATTRIBUTE} and {@value #DEVICE_ATTRIBUTE}, as upstream's test
+     * driver, so that a spec can tell which driver's file it reads and for which device.
+     */
+    private PreparedDevice.Metadata deviceMetadata(String pool, String device) {
+        return new PreparedDevice.Metadata(Map.of(
+                DRIVER_NAME_ATTRIBUTE, new DeviceAttributeBuilder().withString(driverName).build(),
+                POOL_ATTRIBUTE, new DeviceAttributeBuilder().withString(pool).build(),
+                DEVICE_ATTRIBUTE, new DeviceAttributeBuilder().withString(device).build()), null);
     }
 
     /** The opaque configs that apply to a result, in allocation order: those for all requests or for its request. */

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
@@ -35,6 +36,9 @@ import io.kdra.plugin.HealthStatus;
 import io.kdra.plugin.KubeletPlugin;
 import io.kdra.plugin.cdi.FileOperations;
 import io.kdra.plugin.cdi.LocalFileOperations;
+import io.kdra.plugin.metadata.DeviceMetadata;
+import io.kdra.plugin.metadata.DeviceMetadataCodec;
+import io.kdra.plugin.metadata.MetadataVersion;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import java.io.IOException;
@@ -288,6 +292,29 @@ class ExamplePluginTest {
         try (var files = Files.list(dir.resolve("cdi"))) {
             assertThat(files).containsExactly(cdiFile(good, "req"));
         }
+    }
+
+    @Test
+    void withDeviceMetadataEachRequestsFileNamesDriverPoolAndDevice() throws Exception {
+        start(builder -> builder.pluginOptions(plugin -> plugin.registrarDirectory(dir.resolve("registry"))
+                .pluginDataDirectory(dir.resolve("plugin"))
+                .enableDeviceMetadata(true)
+                .metadataVersions(MetadataVersion.V1BETA1)
+                .cdiFiles(new LocalFileOperations(dir.resolve("cdi")))));
+        ResourceClaim claim = simpleClaim("with-metadata");
+        String uid = claim.getMetadata().getUid();
+
+        NodePrepareResourceResponse prepared = kubelet.prepare(draSocket(), claim).getClaimsOrThrow(uid);
+
+        assertThat(prepared.getDevices(0).getCdiDeviceIdsList()).containsExactly(
+                DRIVER + "/test=claim-" + uid + "-req", DRIVER + "/metadata=" + uid + "_req");
+        DeviceMetadata metadata = DeviceMetadataCodec.decode(Files.readAllBytes(dir.resolve(
+                "plugin/dra-device-metadata/" + namespace + "_with-metadata/req/metadata.json"))).metadata();
+        assertThat(metadata.requests()).singleElement().satisfies(request -> assertThat(request.devices())
+                .singleElement().satisfies(device -> assertThat(device.attributes()).isEqualTo(Map.of(
+                        "driverName", new DeviceAttributeBuilder().withString(DRIVER).build(),
+                        "pool", new DeviceAttributeBuilder().withString(NODE).build(),
+                        "device", new DeviceAttributeBuilder().withString("device-00").build()))));
     }
 
     @Test

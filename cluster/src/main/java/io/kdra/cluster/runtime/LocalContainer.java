@@ -135,9 +135,13 @@ final class LocalContainer implements RunningContainer {
         process.toHandle().destroyForcibly();
     }
 
-    /** Starts a command in this container's environment and working directory; it dies with the container. */
+    /**
+     * Starts a command in this container's environment and working directory, with the container paths of its CDI
+     * mounts made host paths; it dies with the container.
+     */
     Process exec(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile());
+        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(cdiEdits.mounts()).rewrite(command))
+                .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);
         Process started = builder.start();

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * device nodes a local process cannot get; {@code <pod uid>/<container>/<attempt>.log} is an instance's output (stdout
  * and stderr in one pipe, so in the order written, all tagged {@code stdout}) in the CRI log format. A container
  * without a command runs nothing and idles like a pause container until stopped.
+ *
+ * <p>Without a mount namespace, CDI mounts are reached through their host paths: the container's command and the
+ * commands exec'd in it get the host path wherever they name a mount's container path ({@link ContainerPaths}).
  */
 public final class ProcessRuntime extends LocalRuntime {
 
@@ -68,7 +71,7 @@ public final class ProcessRuntime extends LocalRuntime {
         } catch (IOException e) {
             throw new ContainerStartException("failed to create container log: " + e, e);
         }
-        ProcessBuilder builder = new ProcessBuilder(config.command())
+        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(edits.mounts()).rewrite(config.command()))
                 .directory(home.toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));

@@ -315,6 +315,34 @@ class ProcessRuntimeTest {
     }
 
     @Test
+    void theContainerAndItsExecdCommandsReachCdiMountsAtTheirContainerPaths() throws Exception {
+        Path mounted = root.resolve("host/metadata.json");
+        Files.createDirectories(mounted.getParent());
+        Files.writeString(mounted, "{\"mounted\":true}\n");
+        writeSpec("metadata.json", """
+                {"cdiVersion":"0.5.0","kind":"test.example.com/metadata",
+                 "devices":[{"name":"uid_req","containerEdits":{"mounts":[{"hostPath":"%s",
+                   "containerPath":"/var/run/attributes/req/metadata.json","options":["ro","bind"]}]}}]}
+                """.formatted(mounted));
+
+        LocalContainer container = start(config("app", 0, sh("cat /var/run/attributes/req/metadata.json"),
+                Map.of(), List.of("test.example.com/metadata=uid_req")));
+        assertThat(container.exit().get(30, TimeUnit.SECONDS)).isZero();
+        awaitLog("app", "{\"mounted\":true}");
+
+        start(config("idle", 0, List.of(), Map.of(), List.of("test.example.com/metadata=uid_req")));
+        Process cat = runtime.exec(new PodContainer("ns", "pod", "idle"),
+                List.of("cat", "/var/run/attributes/req/metadata.json"));
+        assertThat(new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"mounted\":true}\n");
+        assertThat(cat.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Process unmounted = runtime.exec(new PodContainer("ns", "pod", "idle"),
+                List.of("cat", "/var/run/attributes/other/metadata.json"));
+        assertThat(unmounted.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(unmounted.exitValue()).as("a path nobody mounted stays missing").isNotZero();
+    }
+
+    @Test
     void execNeedsARunningContainer() throws Exception {
         PodContainer target = new PodContainer("ns", "pod", "app");
         assertThatThrownBy(() -> runtime.exec(target, List.of("true")))

@@ -1,0 +1,80 @@
+package io.kdra.cluster.runtime;
+
+import io.kdra.plugin.cdi.Mount;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The CDI mounts of a container, for runtimes whose containers are host processes without a mount namespace: a
+ * command that names a mount's container path gets the host path instead, so that {@code cat <container path>} reads
+ * the mounted file. Paths of other containers' mounts stay as they are and so are missing, as in a real container.
+ *
+ * <p>A container path is replaced where it stands as a path of its own within an argument (also inside a shell
+ * script): not preceded by a path character, and followed by the end, a {@code /} or a character that cannot be part
+ * of a path. The longest container path that matches wins, so a mount inside another mount keeps its own host path.
+ */
+final class ContainerPaths {
+
+    static final ContainerPaths NONE = new ContainerPaths(List.of());
+
+    private final List<Mount> mounts;
+
+    private ContainerPaths(List<Mount> mounts) {
+        this.mounts = mounts;
+    }
+
+    /** The paths of these mounts. */
+    static ContainerPaths of(List<Mount> mounts) {
+        if (mounts.isEmpty()) {
+            return NONE;
+        }
+        return new ContainerPaths(mounts.stream()
+                .sorted(Comparator.comparingInt((Mount mount) -> mount.containerPath().length()).reversed())
+                .toList());
+    }
+
+    /** The command with every mounted container path replaced by its host path. */
+    List<String> rewrite(List<String> command) {
+        if (mounts.isEmpty()) {
+            return command;
+        }
+        return command.stream().map(this::rewrite).toList();
+    }
+
+    private String rewrite(String argument) {
+        StringBuilder result = null;
+        int copied = 0;
+        int i = 0;
+        while (i < argument.length()) {
+            Mount mount = i > 0 && isPathCharacter(argument.charAt(i - 1)) ? null : mountAt(argument, i);
+            if (mount == null) {
+                i++;
+                continue;
+            }
+            if (result == null) {
+                result = new StringBuilder(argument.length() + 64);
+            }
+            result.append(argument, copied, i).append(mount.hostPath());
+            i += mount.containerPath().length();
+            copied = i;
+        }
+        return result == null ? argument : result.append(argument, copied, argument.length()).toString();
+    }
+
+    private Mount mountAt(String argument, int start) {
+        for (Mount mount : mounts) {
+            String path = mount.containerPath();
+            if (argument.startsWith(path, start)) {
+                int end = start + path.length();
+                if (end == argument.length() || argument.charAt(end) == '/' || !isPathCharacter(argument.charAt(end))) {
+                    return mount;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isPathCharacter(char c) {
+        return Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-' || c == '/';
+    }
+}

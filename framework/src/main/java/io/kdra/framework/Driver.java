@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.plugin.KubeletPlugin;
+import io.kdra.plugin.metadata.MetadataVersion;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Slice;
 import io.kdra.testdriver.CallMatcher;
@@ -65,6 +66,8 @@ public final class Driver {
     private boolean explicitName;
     private String reconcilePoolWithName;
     private boolean usePrivilegedClient;
+    private boolean enableDeviceMetadata;
+    private List<MetadataVersion> deviceMetadataVersions = List.of();
     private boolean withKubelet = true;
     private boolean expectResourceSliceRemoval = true;
     /** How many of each node's latest gRPC calls a failure report shows. */
@@ -203,6 +206,21 @@ public final class Driver {
      */
     public Driver usePrivilegedClient(boolean enabled) {
         this.usePrivilegedClient = enabled;
+        return this;
+    }
+
+    /**
+     * The plugins write device metadata files for prepared claims, mounted into the containers that use them
+     * (upstream's {@code EnableDeviceMetadata}); needs {@link #deviceMetadataVersions}. Off by default.
+     */
+    public Driver enableDeviceMetadata(boolean enabled) {
+        this.enableDeviceMetadata = enabled;
+        return this;
+    }
+
+    /** The versions each device metadata file holds, newest first (upstream's {@code DeviceMetadataVersions}). */
+    public Driver deviceMetadataVersions(MetadataVersion... versions) {
+        this.deviceMetadataVersions = List.of(versions);
         return this;
     }
 
@@ -455,6 +473,11 @@ public final class Driver {
                 .healthV1(healthV1);
         if (reconcilePoolWithName != null) {
             plugin.reconcilePoolWithName(reconcilePoolWithName);
+        }
+        if (enableDeviceMetadata) {
+            plugin.enableDeviceMetadata(true)
+                    .metadataVersions(deviceMetadataVersions.toArray(MetadataVersion[]::new))
+                    .cdiFiles(access.cdiFiles());
         }
         if (rollingUpdate) {
             plugin.rollingUpdate(instanceUid).flockDirectory(onNodes.tempDirectory());

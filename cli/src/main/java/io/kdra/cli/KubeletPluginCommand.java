@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.plugin.KubeletPlugin;
+import io.kdra.plugin.cdi.LocalFileOperations;
+import io.kdra.plugin.metadata.MetadataVersion;
 import io.kdra.plugin.resourceslice.DriverResources;
 import io.kdra.plugin.resourceslice.Pool;
 import io.kdra.testdriver.DriverDevices;
@@ -30,7 +32,7 @@ import picocli.CommandLine.Spec;
             "Serve the DRA test driver's registration and DRA sockets for a kubelet and publish the node's devices"
                     + " as ResourceSlices, until SIGINT or SIGTERM; stopping removes both sockets.",
             "Not supported from upstream: --kube-api-qps, --kube-api-burst, --http-endpoint, --metrics-path,"
-                    + " --pprof-path, --feature-gates, --enable-device-metadata and the logging flags (--vmodule, ...;"
+                    + " --pprof-path, --feature-gates and the logging flags (--vmodule, ...;"
                     + " -v takes no level here)."})
 final class KubeletPluginCommand implements Callable<Integer> {
 
@@ -67,6 +69,12 @@ final class KubeletPluginCommand implements Callable<Integer> {
     @Option(names = "--num-devices", paramLabel = "N", defaultValue = "4",
             description = "Devices device-00, device-01, ... published in pool <node-name> (default: ${DEFAULT-VALUE}).")
     private int numDevices;
+
+    @Option(names = "--enable-device-metadata", defaultValue = "false",
+            description = "Write device metadata files for prepared claims (metadata.resource.k8s.io v1beta1, then"
+                    + " v1alpha1) under <datadir>/<drivername>/dra-device-metadata and mount them into the"
+                    + " containers through CDI specs in --cdi-dir (default: ${DEFAULT-VALUE}).")
+    private boolean enableDeviceMetadata;
 
     @Option(names = "--node-v1alpha4", defaultValue = "false",
             description = "kdra extension: also serve the v1alpha3.Node API of kubelets 1.31 to 1.33"
@@ -108,7 +116,10 @@ final class KubeletPluginCommand implements Callable<Integer> {
                                 .registrarDirectory(registrationPath)
                                 .pluginDataDirectory(dataDirectory.resolve(driverName))
                                 .nodeV1alpha4(nodeV1alpha4)
-                                .healthV1(true).healthV1beta1(true).healthV1alpha1(true))
+                                .healthV1(true).healthV1beta1(true).healthV1alpha1(true)
+                                .enableDeviceMetadata(enableDeviceMetadata)
+                                .metadataVersions(MetadataVersion.V1BETA1, MetadataVersion.V1ALPHA1)
+                                .cdiFiles(new LocalFileOperations(cdiDirectory)))
                         .start();
             } catch (IllegalArgumentException e) {
                 client.close();
@@ -128,6 +139,9 @@ final class KubeletPluginCommand implements Callable<Integer> {
             out.println("registration socket: " + plugin.registrationSocket());
             out.println("DRA socket: " + plugin.draSocket());
             out.println("CDI directory: " + cdiDirectory.toAbsolutePath());
+            if (enableDeviceMetadata) {
+                out.println("device metadata: " + plugin.draSocket().getParent().resolve("dra-device-metadata"));
+            }
             out.println("publishing pool " + nodeName + " with " + numDevices + " devices");
             out.println("Press Ctrl-C or send SIGTERM to stop.");
             out.flush();

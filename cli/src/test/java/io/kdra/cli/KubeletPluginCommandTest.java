@@ -16,6 +16,8 @@ import io.kdra.kubelet.api.pluginregistration.v1.InfoRequest;
 import io.kdra.kubelet.api.pluginregistration.v1.PluginInfo;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.kubelet.api.pluginregistration.v1.RegistrationStatus;
+import io.kdra.plugin.metadata.DeviceMetadataCodec;
+import io.kdra.plugin.metadata.MetadataVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -56,7 +58,8 @@ class KubeletPluginCommandTest {
         assertThat(result.code()).isZero();
         assertThat(result.out()).contains("--drivername", "--node-name", "--kubeconfig", "--plugin-registration-path",
                 "--datadir", "--cdi-dir", "--num-devices", "test-driver.cdi.k8s.io", "/var/lib/kubelet/plugins_registry",
-                "/var/lib/kubelet/plugins", "/var/run/cdi", "default: 4", "Not supported from upstream");
+                "/var/lib/kubelet/plugins", "/var/run/cdi", "default: 4", "--enable-device-metadata",
+                "Not supported from upstream");
         assertThat(runInProcess("driver").out()).contains("kubelet-plugin");
     }
 
@@ -111,7 +114,8 @@ class KubeletPluginCommandTest {
     @Test
     void standaloneDriverRegistersPublishesPreparesAndStopsCleanlyOnSigterm() throws Exception {
         try (DemoCluster cluster = new DemoCluster(dir);
-                KdraProcess driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--num-devices", "3")) {
+                KdraProcess driver = StandaloneDriver.start(dir, cluster.kubeconfig, "--num-devices", "3",
+                        "--enable-device-metadata")) {
             Path registrationSocket = Path.of(driver.valueOf("registration socket: "));
             Path draSocket = Path.of(driver.valueOf("DRA socket: "));
             assertThat(registrationSocket).isEqualTo(dir.resolve("reg").resolve(DRIVER + "-reg.sock"));
@@ -147,8 +151,14 @@ class KubeletPluginCommandTest {
                         .getClaimsOrThrow(uid);
                 assertThat(prepared.getError()).isEmpty();
                 assertThat(prepared.getDevices(0).getCdiDeviceIdsList())
-                        .containsExactly(DRIVER + "/test=claim-" + uid + "-req");
+                        .containsExactly(DRIVER + "/test=claim-" + uid + "-req", DRIVER + "/metadata=" + uid + "_req");
                 assertThat(dir.resolve("cdi").resolve(DRIVER + "-" + uid + "-req.json")).exists();
+                assertThat(dir.resolve("cdi").resolve(DRIVER + "_metadata_" + uid + "_req.json")).exists();
+                Path metadataFile = dir.resolve("data").resolve(DRIVER)
+                        .resolve("dra-device-metadata/demo_claim/req/metadata.json");
+                DeviceMetadataCodec.Decoded metadata = DeviceMetadataCodec.decode(Files.readAllBytes(metadataFile));
+                assertThat(metadata.version()).isEqualTo(MetadataVersion.V1BETA1);
+                assertThat(metadata.metadata().uid()).isEqualTo(uid);
             } finally {
                 registrationChannel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
                 draChannel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);

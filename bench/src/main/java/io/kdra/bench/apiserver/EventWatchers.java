@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * HTTP watchers of the ConfigMaps in {@code default}, each reading its stream to the end on its own thread and
@@ -17,14 +18,18 @@ final class EventWatchers {
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final List<Watcher> watchers = new ArrayList<>();
+    /** Events read by all watchers together. */
+    private final LongAdder received = new LongAdder();
 
     private static final class Watcher implements Runnable {
         private final HttpConnection connection;
+        private final LongAdder received;
         private final AtomicLong events = new AtomicLong();
         private volatile boolean ended;
 
-        Watcher(HttpConnection connection) {
+        Watcher(HttpConnection connection, LongAdder received) {
             this.connection = connection;
+            this.received = received;
         }
 
         @Override
@@ -38,6 +43,7 @@ final class EventWatchers {
                         }
                     }
                     events.addAndGet(lines);
+                    received.add(lines);
                 });
             } catch (IOException | UncheckedIOException e) {
                 // the watch ends with the server
@@ -54,13 +60,18 @@ final class EventWatchers {
         for (int i = 0; i < count; i++) {
             HttpConnection connection = server.connect();
             connection.openStream("/api/v1/namespaces/default/configmaps?watch=1");
-            Watcher watcher = new Watcher(connection);
+            Watcher watcher = new Watcher(connection, group.received);
             Thread reader = new Thread(watcher, "watcher-" + i);
             reader.setDaemon(true);
             reader.start();
             group.watchers.add(watcher);
         }
         return group;
+    }
+
+    /** The events all watchers have read so far: what a benchmark counts as delivered. */
+    long received() {
+        return received.sum();
     }
 
     /**

@@ -1,164 +1,31 @@
 package io.kdra.bench.grpc;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
-import io.kdra.bench.CpuMeter;
-import io.kdra.kubelet.api.dra.v1.Claim;
-import io.kdra.kubelet.api.dra.v1.DRAPluginGrpc;
-import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
-import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.plugin.KubeletPlugin;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.Stream;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 
 /**
- * A unary NodePrepareResources round trip (v1) over a real Unix socket, as the kubelet makes it: one claim per call,
- * two server interceptors, the library's claim check against an in-memory {@link io.kdra.plugin.ClaimLookup}, a
- * trivial driver that returns one device, calls serialized (the default). Targets on 2 cores: median ≤ 100 µs and
- * ≥ 10,000 calls/s with 64 calls in flight.
- *
- * <ul>
- *   <li>{@link #roundTrip}: one caller, one call at a time; SampleTime gives the median and p99;</li>
- *   <li>{@link #inFlight64}: one caller that keeps 64 asynchronous calls outstanding on one connection (as the kubelet
- *       multiplexes its calls); the score is calls completed per second;</li>
- *   <li>{@link #blockingThreads64}: 64 threads each making blocking calls on the shared connection.</li>
- * </ul>
- *
- * <p>Client and server share the JVM and the cores. After each iteration the benchmark prints the process CPU time per
- * call (client and server together), which depends much less on what else runs on the machine than the scores do.
+ * {@link PrepareRoundTrip} with client and plugin in this JVM, sharing its cores, as the Go reference runs both in one
+ * process.
  */
-@State(Scope.Benchmark)
-public class PrepareRoundTripBenchmark {
+public class PrepareRoundTripBenchmark extends PrepareRoundTrip {
 
-    private static final int IN_FLIGHT = 64;
-
-    private Path directory;
     private KubeletPlugin plugin;
-    private ManagedChannel channel;
-    private DRAPluginGrpc.DRAPluginBlockingStub blocking;
-    private DRAPluginGrpc.DRAPluginStub async;
-    private NodePrepareResourcesRequest request;
-    private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    private final AtomicLong failures = new AtomicLong();
-    private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
-    private final LongAdder calls = new LongAdder();
-    private final CpuMeter cpu = new CpuMeter();
-    private final StreamObserver<NodePrepareResourcesResponse> release = new StreamObserver<>() {
-        @Override
-        public void onNext(NodePrepareResourcesResponse response) {
-            if (!response.getClaimsOrThrow(BenchDriver.CLAIM_UID).getError().isEmpty()) {
-                failed(new IllegalStateException(response.toString()));
-            }
-        }
 
-        @Override
-        public void onError(Throwable error) {
-            failed(error);
-            inFlight.release();
-        }
-
-        @Override
-        public void onCompleted() {
-            inFlight.release();
-        }
-    };
-
-    @Setup(Level.Trial)
-    public void start() throws IOException {
-        directory = Files.createTempDirectory(Path.of("/tmp"), "kd-bench");
-        plugin = BenchDriver.startPlugin(directory, calls);
-        channel = Grpc.newChannelBuilder("unix://" + plugin.draSocket(), InsecureChannelCredentials.create())
-                .directExecutor()
-                .build();
-        blocking = DRAPluginGrpc.newBlockingStub(channel);
-        async = DRAPluginGrpc.newStub(channel);
-        request = NodePrepareResourcesRequest.newBuilder()
-                .addClaims(Claim.newBuilder().setNamespace(BenchDriver.NAMESPACE).setName(BenchDriver.CLAIM_NAME)
-                        .setUid(BenchDriver.CLAIM_UID))
-                .build();
-        NodePrepareResourcesResponse first = blocking.nodePrepareResources(request);
-        if (first.getClaimsOrThrow(BenchDriver.CLAIM_UID).getDevicesCount() != 1) {
-            throw new IllegalStateException("unexpected response " + first);
-        }
+    @Override
+    protected Path startServer(Path directory) throws IOException {
+        plugin = BenchDriver.startPlugin(directory, new LongAdder());
+        return plugin.draSocket();
     }
 
-    @Setup(Level.Iteration)
-    public void markIterationStart() {
-        cpu.start(calls.sum());
-    }
-
-    @Benchmark
-    @BenchmarkMode(Mode.SampleTime)
-    @OutputTimeUnit(TimeUnit.MICROSECONDS)
-    @Threads(1)
-    public NodePrepareResourcesResponse roundTrip() {
-        return blocking.nodePrepareResources(request);
-    }
-
-    @Benchmark
-    @BenchmarkMode(Mode.Throughput)
-    @OutputTimeUnit(TimeUnit.SECONDS)
-    @Threads(1)
-    public void inFlight64() throws InterruptedException {
-        // Each invocation starts one call once fewer than 64 are outstanding: invocations/s = completions/s.
-        inFlight.acquire();
-        async.nodePrepareResources(request, release);
-    }
-
-    @Benchmark
-    @BenchmarkMode(Mode.Throughput)
-    @OutputTimeUnit(TimeUnit.SECONDS)
-    @Threads(IN_FLIGHT)
-    public NodePrepareResourcesResponse blockingThreads64() {
-        return blocking.nodePrepareResources(request);
-    }
-
-    /** Lets outstanding calls finish, so that each iteration starts from an idle server, and fails on errors. */
-    @TearDown(Level.Iteration)
-    public void drain() throws InterruptedException {
-        if (!inFlight.tryAcquire(IN_FLIGHT, 60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("calls still outstanding after 60 s");
-        }
-        inFlight.release(IN_FLIGHT);
-        if (failures.get() > 0) {
-            throw new IllegalStateException(failures.get() + " calls failed", firstFailure.get());
-        }
-        cpu.report(calls.sum(), "call");
-    }
-
-    @TearDown(Level.Trial)
-    public void stop() throws Exception {
-        channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+    @Override
+    protected void stopServer() {
         plugin.stop();
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
     }
 
-    private void failed(Throwable error) {
-        failures.incrementAndGet();
-        firstFailure.compareAndSet(null, error);
+    @Override
+    protected long serverProcessCpuNanos() {
+        return 0;
     }
 }

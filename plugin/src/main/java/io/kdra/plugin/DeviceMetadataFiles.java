@@ -5,6 +5,7 @@ import io.kdra.plugin.cdi.CdiDevice;
 import io.kdra.plugin.cdi.CdiSpec;
 import io.kdra.plugin.cdi.ContainerEdits;
 import io.kdra.plugin.cdi.FileOperations;
+import io.kdra.plugin.cdi.LocalFileOperations;
 import io.kdra.plugin.cdi.Mount;
 import io.kdra.plugin.metadata.DeviceMetadata;
 import io.kdra.plugin.metadata.DeviceMetadataCodec;
@@ -15,8 +16,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -87,7 +86,9 @@ final class DeviceMetadataFiles {
                             .map(this::entry).toList())));
             Path file = metadataFile(namespace, name, baseRequest);
             try {
-                writeAtomically(file, DeviceMetadataCodec.encode(metadata, versions));
+                // written beside and renamed into place: readers in containers never see a half-written file
+                new LocalFileOperations(file.getParent())
+                        .write(FILE_NAME, DeviceMetadataCodec.encode(metadata, versions));
             } catch (IOException e) {
                 throw new IOException("write device metadata for request " + request.getKey() + ": " + e, e);
             }
@@ -151,19 +152,6 @@ final class DeviceMetadataFiles {
         PreparedDevice.Metadata metadata = device.metadata();
         return new DeviceMetadata.Device(driverName, device.poolName(), device.deviceName(),
                 metadata == null ? Map.of() : metadata.attributes(), metadata == null ? null : metadata.networkData());
-    }
-
-    /** Readers in containers must never see a half-written file: write beside it, then rename over it. */
-    private static void writeAtomically(Path file, byte[] content) throws IOException {
-        Files.createDirectories(file.getParent());
-        Path temporary = Files.createTempFile(file.getParent(), "." + FILE_NAME + ".", ".tmp");
-        try {
-            Files.write(temporary, content);
-            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
     }
 
     private static String baseRequest(String request) {

@@ -3,7 +3,6 @@ package io.kdra.framework;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.client.Informers;
 import java.io.IOException;
@@ -106,21 +105,7 @@ public final class Nodes {
 
     private void watchClaims() {
         SharedIndexInformer<ResourceClaim> informer = Informers.inform(framework.client()
-                .resources(ResourceClaim.class).inNamespace(framework.namespace()), new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(ResourceClaim claim) {
-                        validate(claim);
-                    }
-
-                    @Override
-                    public void onUpdate(ResourceClaim old, ResourceClaim claim) {
-                        validate(claim);
-                    }
-
-                    @Override
-                    public void onDelete(ResourceClaim claim, boolean finalStateUnknown) {
-                    }
-                });
+                .resources(ResourceClaim.class).inNamespace(framework.namespace()), Informers.handler(this::validate, claim -> { }));
         framework.cleanup("stop the ResourceClaim watcher", informer::close);
     }
 

@@ -2,8 +2,8 @@ package io.kdra.bench.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.client.Informers;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,21 +34,7 @@ final class PodTracker implements AutoCloseable {
     private volatile Consumer<Pod> onScheduled = pod -> { };
 
     PodTracker(KubernetesClient client) {
-        informer = client.pods().inAnyNamespace().withLabel(PHASE_LABEL).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                observe(pod);
-            }
-
-            @Override
-            public void onUpdate(Pod old, Pod pod) {
-                observe(pod);
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-            }
-        });
+        informer = client.pods().inAnyNamespace().withLabel(PHASE_LABEL).inform(Informers.handler(this::observe, pod -> { }));
     }
 
     Counts phase(String phase) {

@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.kube.client.Informers;
 import io.kdra.kube.selection.NodeSelectors;
 import io.kdra.kube.taint.PodTolerations;
 import java.time.Duration;
@@ -107,22 +108,7 @@ public final class DaemonSetController extends InformerController<DaemonSetContr
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.daemonSets = informers.informer(DaemonSet.class);
         this.nodes = informers.informer(Node.class);
-        daemonSets.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(DaemonSet ds) {
-                queue.add(key(ds));
-            }
-
-            @Override
-            public void onUpdate(DaemonSet oldDs, DaemonSet newDs) {
-                queue.add(key(newDs));
-            }
-
-            @Override
-            public void onDelete(DaemonSet ds, boolean finalStateUnknown) {
-                expectations.forget(key(ds));
-            }
-        });
+        daemonSets.addEventHandler(Informers.handler(ds -> queue.add(key(ds)), ds -> expectations.forget(key(ds))));
         this.pods = new ControlledPods<>(informers.informer(Pod.class), "DaemonSet", Key::new, expectations, queue);
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.kube.client.Informers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,22 +94,7 @@ public final class DeploymentController extends InformerController<DeploymentCon
                 // the garbage collector deletes its ReplicaSets
             }
         });
-        replicaSets.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ReplicaSet rs) {
-                enqueueOwner(rs);
-            }
-
-            @Override
-            public void onUpdate(ReplicaSet oldRs, ReplicaSet newRs) {
-                enqueueOwner(newRs);
-            }
-
-            @Override
-            public void onDelete(ReplicaSet rs, boolean finalStateUnknown) {
-                enqueueOwner(rs);
-            }
-        });
+        replicaSets.addEventHandler(Informers.handler(this::enqueueOwner, this::enqueueOwner));
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.Timing;
+import io.kdra.kube.client.Informers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,25 +65,9 @@ public final class NodeLifecycleController extends InformerController<NodeLifecy
         super(informers, ownsInformers, "node-lifecycle-controller", 1);
         this.gracePeriod = timing.nodeMonitorGracePeriod();
         this.nodes = informers.informer(Node.class);
-        nodes.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node node) {
-                heardFrom(node.getMetadata().getName(), null, heartbeat(node));
-            }
-
-            @Override
-            public void onUpdate(Node oldNode, Node newNode) {
-                heardFrom(newNode.getMetadata().getName(), null, heartbeat(newNode));
-            }
-
-            @Override
-            public void onDelete(Node node, boolean finalStateUnknown) {
-                String name = node.getMetadata().getName();
-                probes.remove(name);
-                lastRenewTimes.remove(name);
-                lastHeartbeats.remove(name);
-            }
-        });
+        nodes.addEventHandler(Informers.handler(
+                node -> heardFrom(node.getMetadata().getName(), null, heartbeat(node)),
+                node -> forget(node.getMetadata().getName())));
         informers.informer(Lease.class, LEASE_NAMESPACE).addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Lease lease) {
@@ -104,6 +89,13 @@ public final class NodeLifecycleController extends InformerController<NodeLifecy
     private static String renewTime(Lease lease) {
         return lease.getSpec() == null || lease.getSpec().getRenewTime() == null ? null
                 : lease.getSpec().getRenewTime().toString();
+    }
+
+    /** A deleted node's state goes with it. */
+    private void forget(String node) {
+        probes.remove(node);
+        lastRenewTimes.remove(node);
+        lastHeartbeats.remove(node);
     }
 
     private static String heartbeat(Node node) {

@@ -10,9 +10,9 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.kube.client.Informers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,22 +60,7 @@ public final class ReplicaSetController extends InformerController<ReplicaSetCon
         super(informers, ownsInformers, COMPONENT, workers);
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.replicaSets = informers.informer(ReplicaSet.class);
-        replicaSets.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ReplicaSet rs) {
-                queue.add(key(rs));
-            }
-
-            @Override
-            public void onUpdate(ReplicaSet oldRs, ReplicaSet newRs) {
-                queue.add(key(newRs));
-            }
-
-            @Override
-            public void onDelete(ReplicaSet rs, boolean finalStateUnknown) {
-                expectations.forget(key(rs));
-            }
-        });
+        replicaSets.addEventHandler(Informers.handler(rs -> queue.add(key(rs)), rs -> expectations.forget(key(rs))));
         this.pods = new ControlledPods<>(informers.informer(Pod.class), "ReplicaSet", Key::new, expectations, queue);
     }
 

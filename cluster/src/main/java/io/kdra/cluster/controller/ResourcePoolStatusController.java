@@ -5,9 +5,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kdra.kube.client.Informers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -46,22 +46,8 @@ public final class ResourcePoolStatusController
         this.requests = informers.informer(REQUESTS);
         this.slices = informers.informer(ResourceSlice.class);
         this.claims = informers.informer(ResourceClaim.class);
-        requests.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(GenericKubernetesResource request) {
-                enqueue(request);
-            }
-
-            @Override
-            public void onUpdate(GenericKubernetesResource oldRequest, GenericKubernetesResource request) {
-                enqueue(request);
-            }
-
-            @Override
-            public void onDelete(GenericKubernetesResource request, boolean finalStateUnknown) {
-                retries.remove(request.getMetadata().getName());
-            }
-        });
+        requests.addEventHandler(Informers.handler(this::enqueue,
+                request -> retries.remove(request.getMetadata().getName())));
     }
 
     private void enqueue(GenericKubernetesResource request) {

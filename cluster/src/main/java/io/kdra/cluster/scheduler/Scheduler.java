@@ -11,9 +11,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.kdra.kube.client.Informers;
 import io.kdra.allocator.StructuredAllocator;
 import io.kdra.cluster.Timing;
+import io.kdra.kube.client.Informers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -185,22 +185,8 @@ public final class Scheduler implements AutoCloseable {
 
     /** Informer callbacks only hand the change to the scheduling thread. */
     private <T extends HasMetadata> ResourceEventHandler<T> handler(Consumer<T> changed, Consumer<T> deleted) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T object) {
-                inbox.add(() -> changed.accept(object));
-            }
-
-            @Override
-            public void onUpdate(T old, T object) {
-                inbox.add(() -> changed.accept(object));
-            }
-
-            @Override
-            public void onDelete(T object, boolean finalStateUnknown) {
-                inbox.add(() -> deleted.accept(object));
-            }
-        };
+        return Informers.handler(object -> inbox.add(() -> changed.accept(object)),
+                object -> inbox.add(() -> deleted.accept(object)));
     }
 
     // --- the scheduling thread

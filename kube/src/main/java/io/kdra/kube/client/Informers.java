@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,5 +40,28 @@ public final class Informers {
         informer.addEventHandler(handler);
         informer.start();
         return informer;
+    }
+
+    /**
+     * A handler for the common case where an add and an update mean the same (the object as it is now) and a deletion
+     * something else.
+     */
+    public static <T> ResourceEventHandler<T> handler(Consumer<? super T> upsert, Consumer<? super T> delete) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+                upsert.accept(object);
+            }
+
+            @Override
+            public void onUpdate(T oldObject, T newObject) {
+                upsert.accept(newObject);
+            }
+
+            @Override
+            public void onDelete(T object, boolean finalStateUnknown) {
+                delete.accept(object);
+            }
+        };
     }
 }

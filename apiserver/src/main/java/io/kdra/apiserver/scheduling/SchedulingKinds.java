@@ -1,7 +1,6 @@
 package io.kdra.apiserver.scheduling;
 
 import io.kdra.apiserver.api.BuiltinResources;
-import io.kdra.apiserver.api.DisabledFields;
 import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.kube.FeatureGates;
 import tools.jackson.databind.JsonNode;

@@ -1,6 +1,8 @@
 package io.kdra.cluster.controller;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -366,8 +368,8 @@ public final class ResourceClaimController
         }
     }
 
-    private static io.fabric8.kubernetes.api.model.ObjectReference groupReference(PodGroup group) {
-        return new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder().withApiVersion(PodGroupClaims.API_VERSION)
+    private static ObjectReference groupReference(PodGroup group) {
+        return new ObjectReferenceBuilder().withApiVersion(PodGroupClaims.API_VERSION)
                 .withKind(PodGroupClaims.KIND).withNamespace(group.getMetadata().getNamespace())
                 .withName(group.getMetadata().getName()).withUid(group.getMetadata().getUid()).build();
     }

@@ -3,6 +3,8 @@ package io.kdra.apiserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
 import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupBuilder;
 import io.fabric8.kubernetes.api.model.scheduling.v1beta1.Workload;
@@ -64,12 +66,24 @@ class SchedulingKindsTest {
     }
 
     @Test
-    void withoutGenericWorkloadTheKindsAreNotServed() {
+    void withoutGenericWorkloadTheKindsAreNotServedAndPodsJoinNoGroup() {
         try (ServerFixture fixture = server("")) {
             assertThatThrownBy(() -> fixture.client.resource(podGroup(fixture.namespace())).create())
                     .isInstanceOfSatisfying(KubernetesClientException.class,
                             e -> assertThat(e.getCode()).isEqualTo(404));
+            assertThat(fixture.client.resource(groupedPod(fixture.namespace())).create().getSpec()
+                    .getSchedulingGroup()).isNull();
         }
+        try (ServerFixture fixture = server("GenericWorkload=true")) {
+            assertThat(fixture.client.resource(groupedPod(fixture.namespace())).create().getSpec()
+                    .getSchedulingGroup().getPodGroupName()).isEqualTo("w-group-0");
+        }
+    }
+
+    private static Pod groupedPod(String ns) {
+        return new PodBuilder().withNewMetadata().withName("p").withNamespace(ns).endMetadata().withNewSpec()
+                .withNewSchedulingGroup().withPodGroupName("w-group-0").endSchedulingGroup()
+                .addNewContainer().withName("c").withImage("busybox").endContainer().endSpec().build();
     }
 
     @Test

@@ -8,9 +8,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The {@code scheduling.k8s.io} kinds of the Workload API (KEP-4671) as kube-apiserver serves them in
- * {@code v1beta1}: Workload and PodGroup, served only while the GenericWorkload gate is on. Their
- * {@code resourceClaims} (KEP-5729, claims shared by a PodGroup's pods) are dropped on writes while
- * DRAWorkloadResourceClaims is off.
+ * {@code v1beta1}: Workload and PodGroup, served only while the GenericWorkload gate is on (while it is off, a
+ * pod's {@code spec.schedulingGroup} is dropped too). Their {@code resourceClaims} (KEP-5729, claims shared by a
+ * PodGroup's pods) are dropped on writes while DRAWorkloadResourceClaims is off.
  */
 public final class SchedulingKinds {
 
@@ -24,6 +24,7 @@ public final class SchedulingKinds {
     public static void register(KindRegistry.Builder kinds, FeatureGates gates) {
         if (!gates.enabled(FeatureGates.GENERIC_WORKLOAD)) {
             kinds.unserved(GROUP, WORKLOAD).unserved(GROUP, POD_GROUP);
+            kinds.disabledFields("", "Pod", SchedulingKinds::dropSchedulingGroup);
             return;
         }
         kinds.validator(GROUP, WORKLOAD, new WorkloadValidator());
@@ -31,6 +32,16 @@ public final class SchedulingKinds {
         if (!gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
             kinds.disabledFields(GROUP, WORKLOAD, SchedulingKinds::dropWorkloadClaims);
             kinds.disabledFields(GROUP, POD_GROUP, SchedulingKinds::dropPodGroupClaims);
+        }
+    }
+
+    /** Upstream's {@code dropDisabledPodFields} for the pod's membership in a PodGroup. */
+    private static void dropSchedulingGroup(ObjectNode pod, ObjectNode old) {
+        if (old != null && old.at("/spec/schedulingGroup").isObject()) {
+            return;
+        }
+        if (pod.get("spec") instanceof ObjectNode spec) {
+            spec.remove("schedulingGroup");
         }
     }
 

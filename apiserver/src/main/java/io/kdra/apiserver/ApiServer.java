@@ -11,6 +11,7 @@ import io.kdra.apiserver.lifecycle.ControllerManager;
 import io.kdra.apiserver.protobuf.KubeProtobuf;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.resource.ResourceKinds;
+import io.kdra.apiserver.scheduling.SchedulingKinds;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.kube.ExpressionChecker;
 import io.kdra.kube.stream.ExecProtocols;
@@ -188,6 +189,7 @@ public final class ApiServer implements AutoCloseable {
                     withResourceValidators.validator(ResourceKinds.GROUP, kind, validator));
             ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
+            SchedulingKinds.register(withResourceValidators, config.featureGates());
             return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock);
         }
     }

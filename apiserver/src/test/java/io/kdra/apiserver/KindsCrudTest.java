@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.kdra.apiserver.api.BuiltinResources;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,8 +24,24 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** Every served kind, in its preferred version, through create, get, update, list and delete over HTTP. */
-class KindsCrudTest extends ServerTestBase {
+/**
+ * Every built-in kind, in its preferred version, through create, get, update, list and delete over HTTP, on a server
+ * whose gates serve them all (the Workload API needs GenericWorkload).
+ */
+class KindsCrudTest {
+
+    private static ServerFixture fixture;
+
+    @BeforeAll
+    static void startServer() {
+        fixture = new ServerFixture(ApiServerConfig.defaults().withFeatureGates(FeatureGates.parse(
+                new KubernetesVersion(1, 36), "GenericWorkload=true,DRAWorkloadResourceClaims=true")));
+    }
+
+    @AfterAll
+    static void stopServer() {
+        fixture.close();
+    }
 
     private static final String POD_TEMPLATE = """
             {"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}""";
@@ -79,7 +99,13 @@ class KindsCrudTest extends ServerTestBase {
             Map.entry("DeviceTaintRule.resource.k8s.io", """
                     {"spec":{"deviceSelector":{"driver":"gpu.example.com"},
                      "taint":{"key":"example.com/broken","effect":"NoSchedule"}}}"""),
-            Map.entry("ResourcePoolStatusRequest.resource.k8s.io", "{\"spec\":{\"driver\":\"gpu.example.com\"}}"));
+            Map.entry("ResourcePoolStatusRequest.resource.k8s.io", "{\"spec\":{\"driver\":\"gpu.example.com\"}}"),
+            Map.entry("Workload.scheduling.k8s.io", """
+                    {"spec":{"podGroupTemplates":[{"name":"group","schedulingPolicy":{"gang":{"minCount":2}},
+                     "resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]}]}}"""),
+            Map.entry("PodGroup.scheduling.k8s.io", """
+                    {"spec":{"workloadRef":{"workloadName":"w","templateName":"group"},
+                     "schedulingPolicy":{"basic":{}},"resourceClaims":[{"name":"gpu","resourceClaimName":"c"}]}}"""));
 
     static Stream<Named<ResourceType>> kinds() {
         return BuiltinResources.all().stream().map(type -> Named.of(type.groupKind(), type));

@@ -103,6 +103,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
         Scheduler scheduler = new Scheduler(client(user("system:kube-scheduler"), "kube-scheduler"), allocator, config.timing(),
                 SCHEDULER_NAME, gates.enabled(FeatureGates.DRA_EXTENDED_RESOURCE));
+        if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
+            scheduler.withPodGroupClaims();
+        }
         stopOrder.add(scheduler);
         scheduler.start();
         progress.accept("scheduler and controllers running");

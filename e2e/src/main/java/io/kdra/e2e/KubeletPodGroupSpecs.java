@@ -1,8 +1,15 @@
 package io.kdra.e2e;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.Workload;
+import io.kdra.framework.Builder;
 import io.kdra.framework.DraSpec;
+import io.kdra.framework.Driver;
 import io.kdra.framework.Framework;
-import org.junit.jupiter.api.Disabled;
+import io.kdra.framework.Nodes;
+import io.kdra.framework.Resources;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -19,12 +26,10 @@ import org.junit.jupiter.api.Test;
 @Tag("KubeletMinVersion:1.36")
 class KubeletPodGroupSpecs {
 
-    static final String MISSING = "PodGroup claims are not built yet: the embedded API server serves no "
-            + "scheduling.k8s.io Workload and PodGroup, the resourceclaim controller generates no claims for a "
-            + "PodGroup's templates, the scheduler does not reserve claims for a PodGroup, and the kubelet accepts only "
-            + "claims reserved for the pod itself";
-
     final Framework f = Framework.create("dra");
+    final Nodes nodes = Nodes.create(f, 1, 1);
+    final Driver driver = Driver.create(f, nodes, Resources.driverResources(1));
+    final Builder b = Builder.create(f, driver);
 
     @Test
     @DisplayName("allocates devices for PodGroups [Beta] [Feature:OffByDefault] [FeatureGate:DynamicResourceAllocation] "
@@ -32,8 +37,13 @@ class KubeletPodGroupSpecs {
     @Tag("Beta")
     @Tag("Feature:OffByDefault")
     @Tag("FeatureGate:DynamicResourceAllocation")
-    @Disabled(MISSING)
-    void allocatesDevicesForPodGroups() {
+    void allocatesDevicesForPodGroups() throws Exception {
+        ResourceClaim claim = b.externalClaim();
+        Workload workload = b.workloadExternal(claim.getMetadata().getName());
+        PodGroup podGroup = b.podGroup(workload, workload.getSpec().getPodGroupTemplates().get(0));
+        Pod pod = b.groupedPodWithClaims(podGroup);
+        b.create(claim, workload, podGroup, pod);
+        b.testPod(pod);
     }
 
     @Test
@@ -42,7 +52,12 @@ class KubeletPodGroupSpecs {
     @Tag("Beta")
     @Tag("Feature:OffByDefault")
     @Tag("FeatureGate:DynamicResourceAllocation")
-    @Disabled(MISSING)
-    void generatesClaimsFromTemplatesForPodGroups() {
+    void generatesClaimsFromTemplatesForPodGroups() throws Exception {
+        Builder.WorkloadWithTemplate inline = b.workloadInline();
+        Workload workload = inline.workload();
+        PodGroup podGroup = b.podGroup(workload, workload.getSpec().getPodGroupTemplates().get(0));
+        Pod pod = b.groupedPodWithClaims(podGroup);
+        b.create(workload, podGroup, inline.template(), pod);
+        b.testPod(pod);
     }
 }

@@ -7,7 +7,16 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodSchedulingGroupBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaim;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupTemplate;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.Workload;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.WorkloadBuilder;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -63,6 +72,10 @@ public final class Builder {
     public record PodWithTemplate(Pod pod, ResourceClaimTemplate template) {
     }
 
+    /** A Workload whose pod group template uses the ResourceClaimTemplate (upstream's {@code WorkloadInline}). */
+    public record WorkloadWithTemplate(Workload workload, ResourceClaimTemplate template) {
+    }
+
     /** A pod with the ResourceClaimTemplate it uses, written in {@code resource.k8s.io/v1beta1}. */
     public record PodWithV1beta1Template(Pod pod,
             io.fabric8.kubernetes.api.model.resource.v1beta1.ResourceClaimTemplate template) {
@@ -77,6 +90,8 @@ public final class Builder {
     private final Driver driver;
     private String classParameters;
     private int podCounter;
+    private int workloadCounter;
+    private int podGroupCounter;
     private int claimCounter;
 
     private Builder(Framework framework, Driver driver) {
@@ -106,6 +121,8 @@ public final class Builder {
 
     private void setUp() {
         podCounter = 0;
+        workloadCounter = 0;
+        podGroupCounter = 0;
         claimCounter = 0;
         create(deviceClass());
         framework.cleanup("builder teardown", this::tearDown);
@@ -277,6 +294,83 @@ public final class Builder {
         return pod;
     }
 
+    /**
+     * A pod {@code tester<nameSuffix>-<n>} in the PodGroup whose container uses every claim of the group, each with
+     * the group's name and source, so that the pods of the group share them (upstream's
+     * {@code GroupedPodWithClaims}).
+     */
+    public Pod groupedPodWithClaims(PodGroup podGroup) {
+        Pod pod = pod();
+        pod.getSpec().setSchedulingGroup(new PodSchedulingGroupBuilder()
+                .withPodGroupName(podGroup.getMetadata().getName()).build());
+        List<PodResourceClaim> claims = new ArrayList<>();
+        List<io.fabric8.kubernetes.api.model.ResourceClaim> containerClaims = new ArrayList<>();
+        for (PodGroupResourceClaim claim : podGroup.getSpec().getResourceClaims() == null
+                ? List.<PodGroupResourceClaim>of() : podGroup.getSpec().getResourceClaims()) {
+            claims.add(new PodResourceClaimBuilder().withName(claim.getName())
+                    .withResourceClaimName(claim.getResourceClaimName())
+                    .withResourceClaimTemplateName(claim.getResourceClaimTemplateName()).build());
+            containerClaims.add(new io.fabric8.kubernetes.api.model.ResourceClaimBuilder().withName(claim.getName())
+                    .build());
+        }
+        pod.getSpec().setResourceClaims(claims);
+        pod.getSpec().getContainers().get(0).setResources(new ResourceRequirementsBuilder()
+                .withClaims(containerClaims).build());
+        return pod;
+    }
+
+    /**
+     * A Workload {@code tester<nameSuffix>-<n>} (counting from 0) with one pod group template {@code group} of basic
+     * scheduling and no claims.
+     */
+    public Workload workload() {
+        Workload workload = new WorkloadBuilder().withNewMetadata().withNamespace(framework.namespace())
+                .withName("tester" + driver.nameSuffix() + "-" + workloadCounter).endMetadata()
+                .withNewSpec().addNewPodGroupTemplate().withName("group").withNewSchedulingPolicy()
+                .withNewBasic().endBasic().endSchedulingPolicy().endPodGroupTemplate().endSpec().build();
+        workloadCounter++;
+        return workload;
+    }
+
+    /** A {@link #workload()} whose template uses the named claim as {@value #EXTERNAL_POD_CLAIM_NAME}. */
+    public Workload workloadExternal(String externalClaimName) {
+        Workload workload = workload();
+        workload.getSpec().getPodGroupTemplates().get(0).setResourceClaims(List.of(new PodGroupResourceClaimBuilder()
+                .withName(EXTERNAL_POD_CLAIM_NAME).withResourceClaimName(externalClaimName).build()));
+        return workload;
+    }
+
+    /**
+     * A {@link #workload()} whose template uses the claim {@value #INLINE_CLAIM_NAME} from a ResourceClaimTemplate
+     * named like the Workload, with that template.
+     */
+    public WorkloadWithTemplate workloadInline() {
+        Workload workload = workload();
+        String name = workload.getMetadata().getName();
+        workload.getSpec().getPodGroupTemplates().get(0).setResourceClaims(List.of(new PodGroupResourceClaimBuilder()
+                .withName(INLINE_CLAIM_NAME).withResourceClaimTemplateName(name).build()));
+        ResourceClaimTemplate template = new ResourceClaimTemplateBuilder().withNewMetadata().withName(name)
+                .withNamespace(framework.namespace()).endMetadata().withNewSpec().withSpec(claimSpec()).endSpec()
+                .build();
+        return new WorkloadWithTemplate(workload, template);
+    }
+
+    /**
+     * A PodGroup {@code <workload>-<template>-<n>} (counting from 0) made from the Workload's template, as a workload
+     * controller makes it: a reference to both, the template's scheduling policy and claims.
+     */
+    public PodGroup podGroup(Workload workload, PodGroupTemplate template) {
+        PodGroup podGroup = new PodGroupBuilder().withNewMetadata().withNamespace(framework.namespace())
+                .withName(workload.getMetadata().getName() + "-" + template.getName() + "-" + podGroupCounter)
+                .endMetadata()
+                .withNewSpec().withNewWorkloadRef().withWorkloadName(workload.getMetadata().getName())
+                .withTemplateName(template.getName()).endWorkloadRef()
+                .withSchedulingPolicy(template.getSchedulingPolicy())
+                .withResourceClaims(template.getResourceClaims()).endSpec().build();
+        podGroupCounter++;
+        return podGroup;
+    }
+
     private static void useClaim(Container container, String podClaimName) {
         container.setResources(new ResourceRequirementsBuilder().addNewClaim()
                 .withName(podClaimName).endClaim().build());
@@ -370,6 +464,16 @@ public final class Builder {
         }
     }
 
+    /** Deletes the spec's PodGroups and waits until they are gone; nothing to do where the API is not served. */
+    private void deletePodGroups(KubernetesClient client, String namespace) {
+        if (!client.supports(PodGroup.class)) {
+            return;
+        }
+        client.resources(PodGroup.class).inNamespace(namespace).delete();
+        Waits.until("podgroups deleted", framework.timeouts().builderTearDown())
+                .until(() -> client.resources(PodGroup.class).inNamespace(namespace).list().getItems().isEmpty());
+    }
+
     /** Deletes the pod and waits until it is gone (upstream's 5-minute pod delete timeout). */
     public void deletePodAndWaitForNotFound(Pod pod) {
         framework.client().resource(pod).delete();
@@ -377,8 +481,8 @@ public final class Builder {
     }
 
     /**
-     * Deletes the spec's pods and claims and waits until the driver unprepared them, so that the driver is not
-     * deleted first.
+     * Deletes the spec's pods, then its PodGroups (which releases the claims reserved for them), then its claims, and
+     * waits until the driver unprepared them, so that the driver is not deleted first.
      */
     private void tearDown() {
         KubernetesClient client = framework.client();
@@ -394,6 +498,7 @@ public final class Builder {
         Waits.until("test pods deleted", framework.timeouts().builderTearDown())
                 .until(() -> client.pods().inNamespace(namespace).list().getItems().stream()
                         .noneMatch(pod -> podNames.contains(pod.getMetadata().getName())));
+        deletePodGroups(client, namespace);
         client.resources(ResourceClaim.class).inNamespace(namespace).delete();
         for (NodePlugin plugin : driver.nodes().values()) {
             Waits.until("claims unprepared on " + plugin.nodeName(), framework.timeouts().builderTearDown()).until(() -> plugin.preparedClaims().isEmpty());

@@ -10,6 +10,7 @@ import java.util.Set;
 public final class BuiltinResources {
 
     public static final String RESOURCE_GROUP = "resource.k8s.io";
+    public static final String SCHEDULING_GROUP = "scheduling.k8s.io";
 
     private static final String DEVICE_TAINT_RULE = "DeviceTaintRule";
     private static final List<String> DEVICE_VERSIONS = List.of("v1beta1", "v1beta2", "v1");
@@ -61,6 +62,11 @@ public final class BuiltinResources {
         types.add(new ResourceType(RESOURCE_GROUP, List.of("v1alpha3"), "v1alpha3", "ResourcePoolStatusRequest",
                 "resourcepoolstatusrequests", false, List.of(), List.of(), Set.of("status"), StatusOnCreate.RESET,
                 null));
+        // the Workload API as 1.37 serves it (GenericWorkload beta); withheld while the gate is off
+        types.add(new ResourceType(SCHEDULING_GROUP, List.of("v1beta1"), "v1beta1", "Workload", "workloads", true,
+                List.of(), List.of(), Set.of(), StatusOnCreate.KEEP, null));
+        types.add(new ResourceType(SCHEDULING_GROUP, List.of("v1beta1"), "v1beta1", "PodGroup", "podgroups", true,
+                List.of(), List.of(), Set.of("status"), StatusOnCreate.RESET, null));
         return types;
     }
 

@@ -4,9 +4,11 @@ import io.kdra.apiserver.conversion.EventConversion;
 import io.kdra.apiserver.conversion.VersionConverter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -30,7 +32,8 @@ public final class KindRegistry {
     private final Map<String, DisabledFields> disabledFields;
 
     private KindRegistry(Builder builder) {
-        this.types = List.copyOf(BuiltinResources.all());
+        this.types = BuiltinResources.all().stream()
+                .filter(type -> !builder.unserved.contains(key(type.group(), type.kind()))).toList();
         Map<String, List<ObjectValidator>> frozen = new HashMap<>();
         builder.validators.forEach((key, list) -> frozen.put(key, List.copyOf(list)));
         this.validators = Map.copyOf(frozen);
@@ -142,8 +145,15 @@ public final class KindRegistry {
         private final Map<String, VersionConverter> converters = new HashMap<>();
         private final Map<String, UnaryOperator<ObjectNode>> defaulters = new HashMap<>();
         private final Map<String, DisabledFields> disabledFields = new HashMap<>();
+        private final Set<String> unserved = new HashSet<>();
 
         private Builder() {}
+
+        /** Withholds a built-in kind, as kube-apiserver withholds the resources of a disabled feature. */
+        public Builder unserved(String group, String kind) {
+            unserved.add(key(group, kind));
+            return this;
+        }
 
         public Builder validator(String group, String kind, ObjectValidator validator) {
             validators.computeIfAbsent(key(group, kind), k -> new ArrayList<>()).add(validator);
@@ -173,14 +183,15 @@ public final class KindRegistry {
         }
 
         /**
-         * Adds the other builder's validators after these and takes over its converters, defaulters and droppers of
-         * disabled fields.
+         * Adds the other builder's validators after these and takes over its converters, defaulters, droppers of
+         * disabled fields and withheld kinds.
          */
         public Builder addAll(Builder other) {
             other.validators.forEach((key, list) -> validators.computeIfAbsent(key, k -> new ArrayList<>()).addAll(list));
             converters.putAll(other.converters);
             defaulters.putAll(other.defaulters);
             disabledFields.putAll(other.disabledFields);
+            unserved.addAll(other.unserved);
             return this;
         }
 

@@ -23,7 +23,8 @@ final class ModelClasses {
             "admissionregistration.k8s.io", MODEL + ".admissionregistration",
             "policy", MODEL + ".policy",
             "autoscaling", MODEL + ".autoscaling",
-            "batch", MODEL + ".batch");
+            "batch", MODEL + ".batch",
+            "scheduling.k8s.io", MODEL + ".scheduling");
 
     private ModelClasses() {}
 

@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.cluster.PodGroupClaims;
 import io.kdra.cluster.Timing;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.taint.DeviceTaints;
@@ -150,6 +151,8 @@ public final class DeviceTaintEvictionController
     private final Duration ruleStatusPeriod;
     private final SharedIndexInformer<Pod> pods;
     private final EventRecorder events;
+    /** Whether claims are reserved for PodGroups, whose pods then use them (KEP-5729). */
+    private final boolean podGroupClaims;
 
     // state, guarded by this
     private final Map<PoolId, Pool> pools = new HashMap<>();
@@ -178,6 +181,8 @@ public final class DeviceTaintEvictionController
         this.ruleStatusPeriod = timing.deviceTaintRuleStatusPeriod();
         this.events = EventRecorder.ownThread(client, COMPONENT);
         this.pods = informers.informer(Pod.class);
+        this.podGroupClaims = gates.enabled(FeatureGates.GENERIC_WORKLOAD)
+                && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS);
         informers.informer(ResourceClaim.class).addEventHandler(handler(this::handleClaimChange));
         pods.addEventHandler(handler(this::handlePodChange));
         informers.informer(ResourceSlice.class).addEventHandler(handler(this::handleSliceChange));
@@ -359,6 +364,14 @@ public final class DeviceTaintEvictionController
                 if (pod != null && Objects.equals(pod.getMetadata().getUid(), consumer.getUid())) {
                     handlePod(pod);
                 }
+            } else if (podGroupClaims && PodGroupClaims.isPodGroup(consumer)) {
+                // the group's pods, those of them that use the claim (podEviction checks)
+                for (Pod pod : pods.getStore().list()) {
+                    if (claim.getMetadata().getNamespace().equals(pod.getMetadata().getNamespace())
+                            && consumer.getName().equals(PodGroupClaims.podGroupName(pod))) {
+                        handlePod(pod);
+                    }
+                }
             }
         }
     }
@@ -405,8 +418,8 @@ public final class DeviceTaintEvictionController
                 continue;
             }
             AllocatedClaim allocated = claims.get(new ClaimId(pod.getMetadata().getNamespace(), name.name()));
-            if (allocated == null || name.checkOwner() && !PodClaims.isForPod(pod, allocated.claim())
-                    || !PodClaims.isReservedForPod(pod, allocated.claim())) {
+            if (allocated == null || name.checkOwner() && !isForPodOrGroup(pod, allocated.claim())
+                    || !isReservedForPodOrGroup(pod, allocated.claim())) {
                 continue;
             }
             Eviction eviction = simulated == null ? allocated.eviction() : claimEviction(allocated.claim(), simulated);
@@ -419,6 +432,15 @@ public final class DeviceTaintEvictionController
             }
         }
         return when == null ? null : new Eviction(when, List.copyOf(reasons));
+    }
+
+    private boolean isForPodOrGroup(Pod pod, ResourceClaim claim) {
+        return PodClaims.isForPod(pod, claim) || podGroupClaims && PodGroupClaims.isForGroupOf(claim, pod);
+    }
+
+    private boolean isReservedForPodOrGroup(Pod pod, ResourceClaim claim) {
+        return PodClaims.isReservedForPod(pod, claim)
+                || podGroupClaims && PodGroupClaims.isReservedForGroupOf(claim, pod);
     }
 
     /**

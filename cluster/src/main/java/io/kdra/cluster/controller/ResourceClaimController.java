@@ -1,6 +1,8 @@
 package io.kdra.cluster.controller;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,7 +21,11 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaim;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaimStatus;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.cluster.PodGroupClaims;
 import io.kdra.kube.FeatureGates;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * for pods bound without the scheduler; drops {@code reservedFor} entries of pods that are gone, replaced or done;
  * deallocates a claim nobody uses any more (clears {@code status.allocation}, then removes the
  * {@code resource.kubernetes.io/delete-protection} finalizer); deletes the generated claims of done pods.
+ *
+ * <p>With GenericWorkload and DRAWorkloadResourceClaims (KEP-5729) it also creates one claim per PodGroup for each
+ * of the group's templates, owned by the PodGroup and recorded in its {@code status.resourceClaimStatuses}; a pod's
+ * claim that matches one of its group's gets the group's claim in its status instead of a claim of its own; a
+ * PodGroup's reservation holds while the PodGroup exists. See {@link PodGroupClaims}.
  */
 public final class ResourceClaimController
         extends InformerController<ResourceClaimController, ResourceClaimController.Key> {
@@ -50,12 +61,15 @@ public final class ResourceClaimController
     private static final Logger LOG = LoggerFactory.getLogger(ResourceClaimController.class);
     private static final String POD_CLAIMS_INDEX = "resourceclaim-controller/pod-claims";
     private static final String CLAIM_OWNER_INDEX = "resourceclaim-controller/claim-owner";
+    private static final String POD_GROUP_INDEX = "resourceclaim-controller/pod-group";
     private static final int MAX_GENERATE_NAME_BASE = 57;
     private static final int DELETED_PODS_REMEMBERED = 500;
 
-    sealed interface Key permits PodKey, ClaimKey {}
+    sealed interface Key permits PodKey, ClaimKey, PodGroupKey {}
 
     record PodKey(String namespace, String name) implements Key {}
+
+    record PodGroupKey(String namespace, String name) implements Key {}
 
     record ClaimKey(String namespace, String name) implements Key {}
 
@@ -63,6 +77,8 @@ public final class ResourceClaimController
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<ResourceClaim> claims;
     private final SharedIndexInformer<ResourceClaimTemplate> templates;
+    /** Null unless PodGroup claims are enabled (GenericWorkload and DRAWorkloadResourceClaims). */
+    private final SharedIndexInformer<PodGroup> podGroups;
     private final EventRecorder events;
     /** Pods known to be deleted: a reservation for one of them can go without asking the API server. */
     private final Set<String> deletedPods = java.util.Collections.newSetFromMap(java.util.Collections.synchronizedMap(
@@ -96,11 +112,36 @@ public final class ResourceClaimController
         this.pods = informers.informer(Pod.class);
         this.claims = informers.informer(ResourceClaim.class);
         this.templates = informers.informer(ResourceClaimTemplate.class);
-        pods.addIndexers(Map.of(POD_CLAIMS_INDEX, ResourceClaimController::claimKeysOf));
+        this.podGroups = gates.enabled(FeatureGates.GENERIC_WORKLOAD)
+                && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)
+                ? informers.informer(PodGroup.class) : null;
+        pods.addIndexers(Map.of(POD_CLAIMS_INDEX, ResourceClaimController::claimKeysOf,
+                POD_GROUP_INDEX, pod -> {
+                    String group = PodGroupClaims.podGroupName(pod);
+                    return group == null ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + group);
+                }));
         claims.addIndexers(Map.of(CLAIM_OWNER_INDEX, claim -> {
-            OwnerReference owner = PodClaims.owningPod(claim);
-            return owner == null ? List.of() : List.of(owner.getUid());
+            String owner = PodClaims.controllerUid(claim.getMetadata().getOwnerReferences());
+            return owner == null ? List.of() : List.of(owner);
         }));
+        if (podGroups != null) {
+            podGroups.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(PodGroup group) {
+                    enqueuePodGroup(group, false);
+                }
+
+                @Override
+                public void onUpdate(PodGroup oldGroup, PodGroup newGroup) {
+                    enqueuePodGroup(newGroup, false);
+                }
+
+                @Override
+                public void onDelete(PodGroup group, boolean finalStateUnknown) {
+                    enqueuePodGroup(group, true);
+                }
+            });
+        }
         pods.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
@@ -184,7 +225,7 @@ public final class ResourceClaimController
     }
 
     private boolean podNeedsWork(Pod pod) {
-        if (PodClaims.deleted(pod)) {
+        if (PodClaims.deleted(pod) || waitsForGroup(pod)) {
             return false;
         }
         for (PodResourceClaim podClaim : PodClaims.podClaims(pod)) {
@@ -204,10 +245,10 @@ public final class ResourceClaimController
                         }
                         return false;
                     }
-                    if (name.checkOwner() && !PodClaims.isForPod(pod, claim)) {
+                    if (name.checkOwner() && !isForPodOrGroup(pod, claim)) {
                         return false;
                     }
-                    if (PodClaims.scheduled(pod) && PodClaims.allocated(claim) && !PodClaims.isReservedForPod(pod, claim)
+                    if (PodClaims.scheduled(pod) && PodClaims.allocated(claim) && !isReservedForPodOrGroup(pod, claim)
                             && PodClaims.canBeReserved(claim)) {
                         return true;
                     }
@@ -215,6 +256,25 @@ public final class ResourceClaimController
             }
         }
         return false;
+    }
+
+    private void enqueuePodGroup(PodGroup group, boolean deleted) {
+        String namespace = group.getMetadata().getNamespace();
+        if (deleted) {
+            created.remove(group.getMetadata().getUid());
+            // its reservations end with it
+            for (ResourceClaim claim : claims.getStore().list()) {
+                if (PodGroupClaims.isReservedFor(claim, group)) {
+                    queue.add(new ClaimKey(namespace, claim.getMetadata().getName()));
+                }
+            }
+            return;
+        }
+        queue.add(new PodGroupKey(namespace, group.getMetadata().getName()));
+        // its pods wait for it, or for the names of its generated claims
+        for (Pod pod : pods.getIndexer().byIndex(POD_GROUP_INDEX, namespace + "/" + group.getMetadata().getName())) {
+            enqueuePod(pod, false);
+        }
     }
 
     private void enqueueClaim(ResourceClaim claim, boolean deleted) {
@@ -234,8 +294,114 @@ public final class ResourceClaimController
             syncPod(pod.namespace(), pod.name());
         } else if (key instanceof ClaimKey claim) {
             syncClaim(claim.namespace(), claim.name());
+        } else if (key instanceof PodGroupKey group) {
+            syncPodGroup(group.namespace(), group.name());
         }
         return null;
+    }
+
+    /**
+     * The PodGroup of a pod that names one, from the cache; null when the pod is in no group, when PodGroup claims
+     * are disabled, or (then {@link #waitsForGroup}) while the group is not known yet.
+     */
+    private PodGroup podGroupOf(Pod pod) {
+        String name = PodGroupClaims.podGroupName(pod);
+        return podGroups == null || name == null ? null
+                : podGroups.getStore().getByKey(pod.getMetadata().getNamespace() + "/" + name);
+    }
+
+    /** A pod of a group that is not in the cache yet: which of its claims are the group's cannot be told. */
+    private boolean waitsForGroup(Pod pod) {
+        return podGroups != null && PodGroupClaims.podGroupName(pod) != null && podGroupOf(pod) == null;
+    }
+
+    /** Whether the pod may use the claim: generated for it, or for its group. */
+    private boolean isForPodOrGroup(Pod pod, ResourceClaim claim) {
+        return PodClaims.isForPod(pod, claim) || podGroups != null && PodGroupClaims.isForGroupOf(claim, pod);
+    }
+
+    private boolean isReservedForPodOrGroup(Pod pod, ResourceClaim claim) {
+        return PodClaims.isReservedForPod(pod, claim)
+                || podGroups != null && PodGroupClaims.isReservedForGroupOf(claim, pod);
+    }
+
+    /** Creates the claims of the group's templates and records them in its status. */
+    private void syncPodGroup(String namespace, String name) {
+        PodGroup group = podGroups.getStore().getByKey(namespace + "/" + name);
+        if (group == null || group.getMetadata().getDeletionTimestamp() != null || group.getSpec() == null
+                || group.getSpec().getResourceClaims() == null) {
+            return;
+        }
+        OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(PodGroupClaims.API_VERSION)
+                .withKind(PodGroupClaims.KIND).withName(name).withUid(group.getMetadata().getUid())
+                .withController(true).withBlockOwnerDeletion(true).build();
+        Map<String, String> newClaims = new LinkedHashMap<>();
+        for (PodGroupResourceClaim groupClaim : group.getSpec().getResourceClaims()) {
+            String templateName = groupClaim.getResourceClaimTemplateName();
+            if (templateName == null) {
+                continue;
+            }
+            String recorded = PodGroupClaims.claimName(group, groupClaim);
+            if (recorded != null) {
+                ResourceClaim existing = claimFromCache(namespace, recorded);
+                if (existing != null && PodGroupClaims.isForGroup(existing, group)) {
+                    continue;
+                }
+            }
+            ResourceClaim claim = findGeneratedClaim(owner.getUid(), namespace, groupClaim.getName());
+            if (claim == null) {
+                try {
+                    claim = createClaim(namespace, owner, groupClaim.getName(), templateName);
+                } catch (RuntimeException e) {
+                    events.record(groupReference(group), EventRecorder.WARNING, "FailedResourceClaimCreation",
+                            "PodGroupResourceClaim " + groupClaim.getName() + ": " + message(e));
+                    throw new IllegalStateException("PodGroup " + namespace + "/" + name + ", PodGroupResourceClaim "
+                            + groupClaim.getName() + ": " + message(e), e);
+                }
+            }
+            if (!claim.getMetadata().getName().equals(recorded)) {
+                newClaims.put(groupClaim.getName(), claim.getMetadata().getName());
+            }
+        }
+        if (!newClaims.isEmpty()) {
+            writeGroupClaimStatuses(group, newClaims);
+        }
+    }
+
+    private static ObjectReference groupReference(PodGroup group) {
+        return new ObjectReferenceBuilder().withApiVersion(PodGroupClaims.API_VERSION)
+                .withKind(PodGroupClaims.KIND).withNamespace(group.getMetadata().getNamespace())
+                .withName(group.getMetadata().getName()).withUid(group.getMetadata().getUid()).build();
+    }
+
+    private void writeGroupClaimStatuses(PodGroup group, Map<String, String> newClaims) {
+        Map<String, String> byName = new LinkedHashMap<>();
+        if (group.getStatus() != null && group.getStatus().getResourceClaimStatuses() != null) {
+            for (PodGroupResourceClaimStatus status : group.getStatus().getResourceClaimStatuses()) {
+                byName.put(status.getName(), status.getResourceClaimName());
+            }
+        }
+        byName.putAll(newClaims);
+        List<Map<String, Object>> statuses = new ArrayList<>();
+        byName.forEach((claimName, resourceClaimName) -> {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("name", claimName);
+            if (resourceClaimName != null) {
+                entry.put("resourceClaimName", resourceClaimName);
+            }
+            statuses.add(entry);
+        });
+        String patch = client.getKubernetesSerialization().asJson(
+                Map.of("status", Map.of("resourceClaimStatuses", statuses)));
+        try {
+            client.resources(PodGroup.class).inNamespace(group.getMetadata().getNamespace())
+                    .withName(group.getMetadata().getName()).subresource("status")
+                    .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE)
+                            .withFieldManager(FIELD_MANAGER).build(), patch);
+        } catch (KubernetesClientException e) {
+            throw new IllegalStateException("update PodGroup " + group.getMetadata().getNamespace() + "/"
+                    + group.getMetadata().getName() + " ResourceClaimStatuses: " + message(e), e);
+        }
     }
 
     private ResourceClaim claimFromCache(String namespace, String name) {
@@ -244,7 +410,7 @@ public final class ResourceClaimController
 
     private void syncPod(String namespace, String name) {
         Pod pod = pods.getStore().getByKey(namespace + "/" + name);
-        if (pod == null || PodClaims.deleted(pod)) {
+        if (pod == null || PodClaims.deleted(pod) || waitsForGroup(pod)) {
             return;
         }
         Map<String, String> newPodClaims = new LinkedHashMap<>();
@@ -273,11 +439,11 @@ public final class ResourceClaimController
             if (claim == null) {
                 return;
             }
-            if (claimName.checkOwner() && !PodClaims.isForPod(pod, claim)) {
+            if (claimName.checkOwner() && !isForPodOrGroup(pod, claim)) {
                 throw new IllegalStateException("ResourceClaim " + claimName.name() + " was not created for pod "
                         + namespace + "/" + name + " (pod is not owner)");
             }
-            if (PodClaims.allocated(claim) && !PodClaims.isReservedForPod(pod, claim)
+            if (PodClaims.allocated(claim) && !isReservedForPodOrGroup(pod, claim)
                     && PodClaims.canBeReserved(claim)) {
                 reserveForPod(pod, claim);
             }
@@ -285,6 +451,18 @@ public final class ResourceClaimController
     }
 
     private void handleClaim(Pod pod, PodResourceClaim podClaim, Map<String, String> newPodClaims) {
+        PodGroup group = podGroupOf(pod);
+        PodGroupResourceClaim groupClaim = PodGroupClaims.matching(group, podClaim);
+        if (groupClaim != null) {
+            // the group's claim: generated for the group (once its sync recorded it), never for the pod
+            String groupClaimName = groupClaim.getResourceClaimTemplateName() == null ? null
+                    : PodGroupClaims.claimName(group, groupClaim);
+            PodClaims.ClaimName recorded = PodClaims.claimName(pod, podClaim);
+            if (groupClaimName != null && !(recorded.named() && groupClaimName.equals(recorded.name()))) {
+                newPodClaims.put(podClaim.getName(), groupClaimName);
+            }
+            return;
+        }
         PodClaims.ClaimName claimName = PodClaims.claimName(pod, podClaim);
         switch (claimName.state()) {
             case UNSUPPORTED -> throw new IllegalStateException(
@@ -312,33 +490,39 @@ public final class ResourceClaimController
         if (templateName == null) {
             return;
         }
-        ResourceClaim claim = findPodResourceClaim(pod, podClaim);
+        String namespace = pod.getMetadata().getNamespace();
+        ResourceClaim claim = findGeneratedClaim(pod.getMetadata().getUid(), namespace, podClaim.getName());
         if (claim == null) {
-            claim = createClaim(pod, podClaim, templateName);
+            claim = createClaim(namespace, new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod")
+                    .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid())
+                    .withController(true).withBlockOwnerDeletion(true).build(), podClaim.getName(), templateName);
         }
         newPodClaims.put(podClaim.getName(), claim.getMetadata().getName());
     }
 
     /**
-     * A claim generated earlier for this pod entry (owned by the pod, annotated with the entry's name): covers a
-     * controller that created the claim but stopped before it recorded it in the pod status.
+     * A claim generated earlier for this entry of a pod or PodGroup (controlled by it, annotated with the entry's
+     * name): covers a controller that created the claim but stopped before it recorded it in the owner's status.
      */
-    private ResourceClaim findPodResourceClaim(Pod pod, PodResourceClaim podClaim) {
-        String uid = pod.getMetadata().getUid();
-        List<ResourceClaim> candidates = new ArrayList<>(claims.getIndexer().byIndex(CLAIM_OWNER_INDEX, uid));
-        candidates.addAll(created.getOrDefault(uid, List.of()));
+    private ResourceClaim findGeneratedClaim(String ownerUid, String namespace, String claimName) {
+        List<ResourceClaim> candidates = new ArrayList<>(claims.getIndexer().byIndex(CLAIM_OWNER_INDEX, ownerUid));
+        candidates.addAll(created.getOrDefault(ownerUid, List.of()));
         for (ResourceClaim claim : candidates) {
             Map<String, String> annotations = claim.getMetadata().getAnnotations();
-            if (annotations != null && podClaim.getName().equals(annotations.get(PodClaims.POD_CLAIM_NAME_ANNOTATION))
-                    && pod.getMetadata().getNamespace().equals(claim.getMetadata().getNamespace())) {
+            if (annotations != null && claimName.equals(annotations.get(PodClaims.POD_CLAIM_NAME_ANNOTATION))
+                    && namespace.equals(claim.getMetadata().getNamespace())) {
                 return claim;
             }
         }
         return null;
     }
 
-    private ResourceClaim createClaim(Pod pod, PodResourceClaim podClaim, String templateName) {
-        String namespace = pod.getMetadata().getNamespace();
+    /**
+     * Creates a claim from the template, controlled by the owner (a pod or a PodGroup) and annotated with the owner's
+     * name for the claim, {@code <owner>-<claim>-<random>}.
+     */
+    private ResourceClaim createClaim(String namespace, OwnerReference owner, String ownersClaimName,
+            String templateName) {
         ResourceClaimTemplate template = templates.getStore().getByKey(namespace + "/" + templateName);
         if (template == null) {
             throw new IllegalStateException("resource claim template \"" + templateName
@@ -356,13 +540,11 @@ public final class ResourceClaimController
             }
             labels = templateMeta.getLabels();
         }
-        annotations.put(PodClaims.POD_CLAIM_NAME_ANNOTATION, podClaim.getName());
+        annotations.put(PodClaims.POD_CLAIM_NAME_ANNOTATION, ownersClaimName);
         ResourceClaim claim = new ResourceClaimBuilder()
                 .withMetadata(new ObjectMetaBuilder()
-                        .withGenerateName(generateName(pod.getMetadata().getName(), podClaim.getName()))
-                        .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod")
-                                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid())
-                                .withController(true).withBlockOwnerDeletion(true).build())
+                        .withGenerateName(generateName(owner.getName(), ownersClaimName))
+                        .withOwnerReferences(owner)
                         .withAnnotations(annotations).withLabels(labels).build())
                 .withSpec(template.getSpec().getSpec())
                 .build();
@@ -373,17 +555,17 @@ public final class ResourceClaimController
             throw new IllegalStateException("create ResourceClaim " + claim.getMetadata().getGenerateName() + ": "
                     + message(e), e);
         }
-        LOG.debug("created ResourceClaim {}/{} for pod {}", namespace, result.getMetadata().getName(),
-                pod.getMetadata().getName());
-        created.computeIfAbsent(pod.getMetadata().getUid(), uid -> new java.util.concurrent.CopyOnWriteArrayList<>())
+        LOG.debug("created ResourceClaim {}/{} for {} {}", namespace, result.getMetadata().getName(), owner.getKind(),
+                owner.getName());
+        created.computeIfAbsent(owner.getUid(), uid -> new java.util.concurrent.CopyOnWriteArrayList<>())
                 .add(result);
         return result;
     }
 
     private void forgetCreated(ResourceClaim claim) {
-        OwnerReference owner = PodClaims.owningPod(claim);
+        String owner = PodClaims.controllerUid(claim.getMetadata().getOwnerReferences());
         if (owner != null) {
-            created.computeIfPresent(owner.getUid(), (uid, list) -> {
+            created.computeIfPresent(owner, (uid, list) -> {
                 list.removeIf(c -> c.getMetadata().getUid().equals(claim.getMetadata().getUid()));
                 return list.isEmpty() ? null : list;
             });
@@ -391,15 +573,15 @@ public final class ResourceClaimController
     }
 
     /**
-     * {@code <pod>-<podClaim>-}; when longer than 57 characters both parts are cut in proportion to their length,
+     * {@code <owner>-<claim>-}; when longer than 57 characters both parts are cut in proportion to their length,
      * so that the claim part survives a long pod name (the API server appends 5 random characters).
      */
-    static String generateName(String podName, String podClaimName) {
-        String generateName = podName + "-" + podClaimName + "-";
+    static String generateName(String ownerName, String claimName) {
+        String generateName = ownerName + "-" + claimName + "-";
         if (generateName.length() > MAX_GENERATE_NAME_BASE) {
             int length = generateName.length();
-            generateName = podName.substring(0, podName.length() * MAX_GENERATE_NAME_BASE / length) + "-"
-                    + podClaimName.substring(0, podClaimName.length() * MAX_GENERATE_NAME_BASE / length);
+            generateName = ownerName.substring(0, ownerName.length() * MAX_GENERATE_NAME_BASE / length) + "-"
+                    + claimName.substring(0, claimName.length() * MAX_GENERATE_NAME_BASE / length);
         }
         return generateName;
     }
@@ -465,10 +647,11 @@ public final class ResourceClaimController
         for (ResourceClaimConsumerReference consumer : reservedFor) {
             boolean isPod = (consumer.getApiGroup() == null || consumer.getApiGroup().isEmpty())
                     && "pods".equals(consumer.getResource());
-            if (!isPod) {
+            boolean isGroup = podGroups != null && PodGroupClaims.isPodGroup(consumer);
+            if (!isPod && !isGroup) {
                 throw new IllegalStateException("unsupported ReservedFor entry: " + consumer);
             }
-            if (stillReserved(namespace, consumer)) {
+            if (isPod ? stillReserved(namespace, consumer) : groupStillExists(namespace, consumer)) {
                 valid.add(consumer);
             }
         }
@@ -513,6 +696,16 @@ public final class ResourceClaimController
             return pod != null && consumer.getUid().equals(pod.getMetadata().getUid());
         }
         return consumer.getUid().equals(pod.getMetadata().getUid()) && !PodClaims.isDone(pod);
+    }
+
+    /** A PodGroup's reservation holds until the PodGroup is gone, however many of its pods run. */
+    private boolean groupStillExists(String namespace, ResourceClaimConsumerReference consumer) {
+        PodGroup group = podGroups.getStore().getByKey(namespace + "/" + consumer.getName());
+        if (group == null) {
+            // maybe not in the cache yet
+            group = client.resources(PodGroup.class).inNamespace(namespace).withName(consumer.getName()).get();
+        }
+        return group != null && consumer.getUid().equals(group.getMetadata().getUid());
     }
 
     private void deleteIfOwnerDone(ResourceClaim claim) {

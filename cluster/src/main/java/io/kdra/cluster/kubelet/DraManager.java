@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.StatusRuntimeException;
+import io.kdra.cluster.PodGroupClaims;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kubelet.api.dra.v1.Claim;
 import io.kdra.kubelet.api.dra.v1.Device;
@@ -119,9 +120,9 @@ final class DraManager implements DraPluginManager.HealthListener {
             }
             ResourceClaim claim = fetch(namespace, name.name());
             if (name.mustCheckOwner()) {
-                checkOwner(pod, claim);
+                checkOwner(pod, claim, podGroupClaims());
             }
-            if (!isReservedFor(claim, podUid)) {
+            if (!isReservedFor(claim, podUid) && !(podGroupClaims() && PodGroupClaims.isReservedForGroupOf(claim, pod))) {
                 throw new DraException("pod " + pod.getMetadata().getName() + " (" + podUid
                         + ") is not allowed to use ResourceClaim " + name.name() + " ("
                         + claim.getMetadata().getUid() + ")");
@@ -597,7 +598,17 @@ final class DraManager implements DraPluginManager.HealthListener {
                 + "\", spec.resourceClaim \"" + podClaim.getName() + "\": unsupported API");
     }
 
-    private static void checkOwner(Pod pod, ResourceClaim claim) throws DraException {
+    /** Whether a pod may use the claims reserved for, or generated for, its PodGroup (KEP-5729). */
+    private boolean podGroupClaims() {
+        return config.featureGates().enabled(FeatureGates.GENERIC_WORKLOAD)
+                && config.featureGates().enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS);
+    }
+
+    /** The claim was generated for the pod, or (with {@code groupClaims}) for the pod's PodGroup. */
+    private static void checkOwner(Pod pod, ResourceClaim claim, boolean groupClaims) throws DraException {
+        if (groupClaims && PodGroupClaims.isForGroupOf(claim, pod)) {
+            return;
+        }
         for (OwnerReference owner : claim.getMetadata().getOwnerReferences()) {
             if (Boolean.TRUE.equals(owner.getController())) {
                 if (owner.getUid().equals(pod.getMetadata().getUid())) {

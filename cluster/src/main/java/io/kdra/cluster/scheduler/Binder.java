@@ -202,8 +202,10 @@ final class Binder {
                 status.setAllocation(newAllocation);
                 List<ResourceClaimConsumerReference> reservedFor = new ArrayList<>(
                         DynamicResources.reservedForOf(claim));
-                reservedFor.add(new ResourceClaimConsumerReference(null, pod.getMetadata().getName(), "pods",
-                        pod.getMetadata().getUid()));
+                ResourceClaimConsumerReference consumer = DynamicResources.consumer(cache, pod, claim);
+                if (!reservedFor.contains(consumer)) {
+                    reservedFor.add(consumer);
+                }
                 status.setReservedFor(reservedFor);
                 return client.resources(ResourceClaim.class).inNamespace(claim.getMetadata().getNamespace())
                         .resource(update.withStatus(status).build()).status().update();

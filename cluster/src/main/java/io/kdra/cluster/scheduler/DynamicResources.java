@@ -13,7 +13,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaim;
 import io.kdra.allocator.AllocationException;
+import io.kdra.cluster.PodGroupClaims;
 import io.kdra.allocator.AllocationOutcome;
 import io.kdra.allocator.StructuredAllocator;
 import java.time.Duration;
@@ -94,13 +97,43 @@ final class DynamicResources {
             if (claim.getMetadata().getDeletionTimestamp() != null) {
                 return new PodClaims(claims, keys, String.format("resourceclaim \"%s\" is being deleted", name));
             }
-            if (generated && !controlledBy(claim, pod)) {
+            if (generated && !controlledBy(claim, pod) && !generatedForGroupOf(claim, pod, podClaim)) {
                 return new PodClaims(claims, keys, String.format("ResourceClaim %s/%s was not created for pod %s/%s"
                         + " (pod is not owner)", namespace, name, namespace, pod.getMetadata().getName()));
             }
             claims.add(claim);
         }
         return new PodClaims(claims, keys, null);
+    }
+
+    /** A claim generated for the pod's PodGroup from the group claim that the pod's claim matches. */
+    private boolean generatedForGroupOf(ResourceClaim claim, Pod pod, PodResourceClaim podClaim) {
+        PodGroup group = cache.podGroupOf(pod);
+        return PodGroupClaims.matching(group, podClaim) != null && PodGroupClaims.isForGroup(claim, group);
+    }
+
+    /**
+     * Who a claim is reserved for when the pod uses it: the pod's PodGroup when the pod's claim matches one of the
+     * group's (KEP-5729), else the pod.
+     */
+    static ResourceClaimConsumerReference consumer(SchedulerCache cache, Pod pod, ResourceClaim claim) {
+        PodGroup group = cache.podGroupOf(pod);
+        for (PodResourceClaim podClaim : Lists.orEmpty(pod.getSpec().getResourceClaims())) {
+            PodGroupResourceClaim groupClaim = PodGroupClaims.matching(group, podClaim);
+            if (groupClaim == null) {
+                continue;
+            }
+            String name = groupClaim.getResourceClaimName();
+            if (name == null) {
+                PodResourceClaimStatus status = statusOf(pod, podClaim.getName());
+                name = status == null ? null : status.getResourceClaimName();
+            }
+            if (claim.getMetadata().getName().equals(name)) {
+                return PodGroupClaims.consumer(group);
+            }
+        }
+        return new ResourceClaimConsumerReference(null, pod.getMetadata().getName(), "pods",
+                pod.getMetadata().getUid());
     }
 
     /** What PreFilter learned, used by Filter, PostFilter and Reserve of the same cycle. */
@@ -318,13 +351,14 @@ final class DynamicResources {
         return claim.getStatus() == null ? List.of() : Lists.orEmpty(claim.getStatus().getReservedFor());
     }
 
+    /** Reserved for the pod, or for its PodGroup. */
     static boolean reservedFor(ResourceClaim claim, Pod pod) {
         for (ResourceClaimConsumerReference reference : reservedForOf(claim)) {
             if (Objects.equals(reference.getUid(), pod.getMetadata().getUid())) {
                 return true;
             }
         }
-        return false;
+        return PodGroupClaims.isReservedForGroupOf(claim, pod);
     }
 
     private static int reservations(ResourceClaim claim) {

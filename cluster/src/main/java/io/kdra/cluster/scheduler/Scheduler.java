@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.kdra.cluster.PodGroupClaims;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.allocator.StructuredAllocator;
 import io.kdra.cluster.Timing;
@@ -68,6 +70,7 @@ public final class Scheduler implements AutoCloseable {
     private final ExecutorService binders;
     private final Thread thread;
     private volatile boolean running;
+    private boolean podGroupClaims;
     /**
      * Pods this scheduler bound whose leaving the informer (no longer {@code spec.nodeName=""}) has not been seen yet:
      * a status update written before the binding (the extended-resource claim status) must not queue them again.
@@ -112,6 +115,19 @@ public final class Scheduler implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /**
+     * Lets the pods of a PodGroup share the group's claims (KEP-5729; gates GenericWorkload and
+     * DRAWorkloadResourceClaims): a pod claim that matches one of its group's is reserved for the group. Call before
+     * {@link #start()}.
+     */
+    public Scheduler withPodGroupClaims() {
+        if (running) {
+            throw new IllegalStateException("the scheduler is already started");
+        }
+        podGroupClaims = true;
+        return this;
+    }
+
     /** Starts the informers, waits until they have listed everything, then starts scheduling. */
     public void start() {
         if (running) {
@@ -125,6 +141,10 @@ public final class Scheduler implements AutoCloseable {
                 handler(this::sliceChanged, this::sliceDeleted)));
         if (allocator.features().deviceTaints() && allocator.features().deviceTaintRules()) {
             inform(taintRuleInformer());
+        }
+        if (podGroupClaims) {
+            inform(Informers.inform(client.resources(PodGroup.class).inAnyNamespace(),
+                    handler(this::podGroupChanged, this::podGroupDeleted)));
         }
         inform(Informers.inform(client.resources(ResourceClaim.class).inAnyNamespace(),
                 handler(this::claimChanged, this::claimDeleted)));
@@ -511,6 +531,21 @@ public final class Scheduler implements AutoCloseable {
     private void classChanged(DeviceClass deviceClass) {
         cache.putClass(deviceClass);
         moveDraRejected();
+    }
+
+    private void podGroupChanged(PodGroup group) {
+        cache.putPodGroup(group);
+        String namespace = group.getMetadata().getNamespace();
+        String name = group.getMetadata().getName();
+        moveAll(entry -> {
+            Pod pod = cache.pod(entry.key);
+            return pod != null && namespace.equals(pod.getMetadata().getNamespace())
+                    && name.equals(PodGroupClaims.podGroupName(pod));
+        });
+    }
+
+    private void podGroupDeleted(PodGroup group) {
+        cache.removePodGroup(SchedulerCache.key(group));
     }
 
     private void classDeleted(DeviceClass deviceClass) {

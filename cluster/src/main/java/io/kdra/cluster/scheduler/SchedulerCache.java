@@ -2,6 +2,8 @@ package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
+import io.kdra.cluster.PodGroupClaims;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
@@ -27,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the scheduler knows of the cluster, kept current from watch events and from its own writes (the assume cache
- * of kube-scheduler): unscheduled pods, nodes, claims, classes, slices and DeviceTaintRules, plus the devices taken by
+ * of kube-scheduler): unscheduled pods, nodes, claims, classes, slices, DeviceTaintRules and PodGroups, plus the devices taken by
  * allocated claims and by allocations still being written ("in flight"). Only the scheduling thread changes it; the
  * binder threads read claims through {@link #claim} and wait for claim changes through {@link #awaitClaimChange}.
  */
@@ -55,6 +57,8 @@ final class SchedulerCache {
     private final Map<String, DeviceClass> classes = new HashMap<>();
     private final Map<String, ResourceSlice> slices = new TreeMap<>();
     private final Map<String, DeviceTaintRule> taintRules = new TreeMap<>();
+    /** Read by the binder threads too: which claims a PodGroup's pods share. */
+    private final ConcurrentHashMap<String, PodGroup> podGroups = new ConcurrentHashMap<>();
     private Inventory inventory;
 
     /** An allocation the scheduler decided on and is writing. */
@@ -238,6 +242,20 @@ final class SchedulerCache {
     }
 
     // --- classes, slices, DeviceTaintRules
+
+    void putPodGroup(PodGroup group) {
+        podGroups.put(key(group), group);
+    }
+
+    void removePodGroup(String key) {
+        podGroups.remove(key);
+    }
+
+    /** @return the pod's PodGroup, or null when it is in none or the group is not known (yet) */
+    PodGroup podGroupOf(Pod pod) {
+        String name = PodGroupClaims.podGroupName(pod);
+        return name == null ? null : podGroups.get(key(pod.getMetadata().getNamespace(), name));
+    }
 
     void putClass(DeviceClass deviceClass) {
         classes.put(deviceClass.getMetadata().getName(), deviceClass);

@@ -65,6 +65,9 @@ final class SchedulerFixture implements AutoCloseable {
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults()), AllocatorFeatures.from(gates));
         scheduler = new Scheduler(schedulerClient, allocator, timing, "default-scheduler");
+        if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
+            scheduler.withPodGroupClaims();
+        }
         scheduler.start();
     }
 

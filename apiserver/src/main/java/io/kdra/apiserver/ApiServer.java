@@ -50,9 +50,10 @@ public final class ApiServer implements AutoCloseable {
     private final ServerCertificate certificate;
     private int port;
 
-    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock) {
+    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock,
+            long historyBytes) {
         this.config = config;
-        this.store = new Store(config.historySize());
+        this.store = new Store(config.historySize(), historyBytes);
         this.authenticator = new Authenticator();
         BuiltinPlugins plugins = new BuiltinPlugins(store, config.featureGates());
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
@@ -147,6 +148,7 @@ public final class ApiServer implements AutoCloseable {
         private final KindRegistry.Builder kinds = KindRegistry.builder();
         private final List<AdmissionPlugin> admission = new ArrayList<>();
         private ExpressionChecker celChecker = ExpressionChecker.ACCEPT_ALL;
+        private long historyBytes = defaultHistoryBytes();
 
         private Builder() {
             ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
@@ -177,6 +179,23 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @param bytes how many bytes of object JSON the watch history may hold besides its event count limit; by
+         *     default an eighth of the maximum heap, so that rewriting large objects cannot exhaust memory with
+         *     states only the history still holds
+         */
+        public Builder historyBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("historyBytes must be positive, got " + bytes);
+            }
+            this.historyBytes = bytes;
+            return this;
+        }
+
+        private static long defaultHistoryBytes() {
+            return Runtime.getRuntime().maxMemory() / 8;
+        }
+
         public Builder admission(AdmissionPlugin plugin) {
             admission.add(plugin);
             return this;
@@ -188,7 +207,8 @@ public final class ApiServer implements AutoCloseable {
                     withResourceValidators.validator(ResourceKinds.GROUP, kind, validator));
             ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
-            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock);
+            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock,
+                    historyBytes);
         }
     }
 }

@@ -52,8 +52,17 @@ public final class ApiHttpServer {
         ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, tables, new ListEndpoint(registry, kinds,
                 tables), watches, new PatchEndpoint(registry, kinds, clock), subresources);
         OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
+        ServerHealth health = new ServerHealth();
+        // errors thrown where no request handler catches them: watch deliveries, timers, body reads
+        vertx.exceptionHandler(error -> {
+            if (error instanceof VirtualMachineError) {
+                health.fatal(error);
+            } else {
+                LOG.error("unhandled error on an event loop", error);
+            }
+        });
         this.handler = new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
-                subresources, settings);
+                subresources, settings, health);
     }
 
     /**

@@ -37,9 +37,12 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     private final WatchEndpoint watches;
     private final Subresources subresources;
     private final HttpSettings settings;
+    private final ServerHealth health;
 
     ApiRequestHandler(Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
-            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings) {
+            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings,
+            ServerHealth health) {
+        this.health = health;
         this.authenticator = authenticator;
         this.kinds = kinds;
         this.discovery = discovery;
@@ -75,13 +78,32 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         } catch (RuntimeException e) {
             LOG.error("request {} {} failed", request.method(), request.uri(), e);
             Responses.error(response, ApiException.internal(String.valueOf(e.getMessage())));
+        } catch (VirtualMachineError e) {
+            broken(request, e);
+        }
+    }
+
+    /** Marks the server broken and tries to answer; the answer itself may fail when memory is exhausted. */
+    private void broken(HttpServerRequest request, VirtualMachineError error) {
+        health.fatal(error);
+        try {
+            Responses.error(request.response(), ApiException.internal("the API server is broken: " + error));
+        } catch (RuntimeException | VirtualMachineError e) {
+            request.connection().close();
         }
     }
 
     private boolean servePublic(HttpServerRequest request, String path) {
         switch (path) {
             case "/healthz", "/livez", "/readyz" -> {
-                request.response().putHeader("Content-Type", "text/plain; charset=utf-8").end("ok");
+                String failure = health.failure();
+                HttpServerResponse response = request.response().putHeader("Content-Type", "text/plain; charset=utf-8");
+                if (failure == null) {
+                    response.end("ok");
+                } else {
+                    response.setStatusCode(500).end("[-]server failed: " + failure + "\n" + path.substring(1)
+                            + " check failed\n");
+                }
                 return true;
             }
             case "/version" -> {
@@ -108,6 +130,8 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         } catch (RuntimeException e) {
             LOG.error("request {} {} failed", request.method(), request.uri(), e);
             Responses.error(request.response(), ApiException.internal(String.valueOf(e.getMessage())));
+        } catch (VirtualMachineError e) {
+            broken(request, e);
         }
     }
 

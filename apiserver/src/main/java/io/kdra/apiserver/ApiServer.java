@@ -20,6 +20,7 @@ import io.vertx.core.http.HttpServerOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -51,7 +52,7 @@ public final class ApiServer implements AutoCloseable {
     private int port;
 
     private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock,
-            long historyBytes) {
+            long historyBytes, HttpSettings.ConnectionTimeouts timeouts) {
         this.config = config;
         this.store = new Store(config.historySize(), historyBytes);
         this.authenticator = new Authenticator();
@@ -70,7 +71,7 @@ public final class ApiServer implements AutoCloseable {
         }
         HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
                 config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
-                "v" + config.kubernetesVersion() + ".0");
+                "v" + config.kubernetesVersion() + ".0", timeouts);
         this.http = new ApiHttpServer(vertx, options, config.eventLoops(), registry, authenticator, settings,
                 clock);
     }
@@ -149,6 +150,7 @@ public final class ApiServer implements AutoCloseable {
         private final List<AdmissionPlugin> admission = new ArrayList<>();
         private ExpressionChecker celChecker = ExpressionChecker.ACCEPT_ALL;
         private long historyBytes = defaultHistoryBytes();
+        private HttpSettings.ConnectionTimeouts timeouts = HttpSettings.ConnectionTimeouts.DEFAULTS;
 
         private Builder() {
             ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
@@ -196,6 +198,16 @@ public final class ApiServer implements AutoCloseable {
             return Runtime.getRuntime().maxMemory() / 8;
         }
 
+        /**
+         * @param idle how long a connection may stay open with no request in flight (by default 90 s, as
+         *     kube-apiserver); a connection that never completes its request's headers counts as idle
+         * @param body how long a request's body may take once its headers arrived (by default 60 s)
+         */
+        public Builder connectionTimeouts(Duration idle, Duration body) {
+            this.timeouts = new HttpSettings.ConnectionTimeouts(idle, body);
+            return this;
+        }
+
         public Builder admission(AdmissionPlugin plugin) {
             admission.add(plugin);
             return this;
@@ -208,7 +220,7 @@ public final class ApiServer implements AutoCloseable {
             ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
             return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock,
-                    historyBytes);
+                    historyBytes, timeouts);
         }
     }
 }

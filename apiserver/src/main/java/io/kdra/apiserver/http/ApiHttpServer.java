@@ -35,6 +35,7 @@ public final class ApiHttpServer {
     private final int eventLoops;
     private final Handler<HttpServerRequest> handler;
     private final NodeProxy nodeProxy;
+    private final ConnectionGuard connections;
     private String deployment;
 
     /** @param eventLoops how many server instances to run, one per event loop */
@@ -61,8 +62,9 @@ public final class ApiHttpServer {
                 LOG.error("unhandled error on an event loop", error);
             }
         });
-        this.handler = new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
-                subresources, settings, health);
+        this.connections = new ConnectionGuard(vertx, settings.timeouts().idle());
+        this.handler = new ApiRequestHandler(vertx, authenticator, kinds, discovery, openApi, resources, watches,
+                subresources, settings, health, connections);
     }
 
     /**
@@ -73,6 +75,7 @@ public final class ApiHttpServer {
      * @return the port bound
      */
     public int start() {
+        connections.start();
         if (options.getPort() != 0) {
             deploy(options.getPort());
             return options.getPort();
@@ -92,11 +95,15 @@ public final class ApiHttpServer {
     }
 
     private void deploy(int port) {
-        HttpServerOptions onPort = new HttpServerOptions(options).setPort(port);
+        // kube-apiserver takes a request line and headers up to 1 MiB (its MaxHeaderBytes)
+        HttpServerOptions onPort = new HttpServerOptions(options).setPort(port)
+                .setMaxInitialLineLength(ApiRequestHandler.MAX_LINE).setMaxHeaderSize(ApiRequestHandler.MAX_LINE);
+        onPort.getInitialSettings().setMaxHeaderListSize(ApiRequestHandler.MAX_LINE);
         deployment = vertx.deployVerticle(() -> new VerticleBase() {
             @Override
             public Future<?> start() {
-                return vertx.createHttpServer(onPort).requestHandler(handler).listen();
+                return vertx.createHttpServer(onPort).connectionHandler(connections::opened)
+                        .invalidRequestHandler(ApiRequestHandler::invalid).requestHandler(handler).listen();
             }
         }, new DeploymentOptions().setInstances(eventLoops)).await();
     }
@@ -120,6 +127,7 @@ public final class ApiHttpServer {
 
     /** Stops the server instances; their connections close with them. */
     public void stop() {
+        connections.stop();
         if (deployment != null) {
             vertx.undeploy(deployment).await();
             deployment = null;

@@ -235,8 +235,9 @@ final class WatchStream implements WatchSubscriber {
                 sink.write(lines);
             }
             if (replaying) {
-                // one batch of a replay per turn: the event loop serves its other connections in between
-                context.runOnContext(v -> drain());
+                // one batch of a replay per turn, the next one on a timer: the event loop reads its other connections
+                // only once its task queue is empty, which a chain of runOnContext tasks never lets it be
+                context.owner().setTimer(1, id -> drain());
                 return;
             }
         }

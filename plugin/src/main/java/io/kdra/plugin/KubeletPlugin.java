@@ -1,6 +1,7 @@
 package io.kdra.plugin;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -572,7 +573,11 @@ public final class KubeletPlugin implements AutoCloseable {
                     throw new IllegalStateException("no Kubernetes client was configured");
                 };
             }
-            return (namespace, name) -> client.dynamicResourceAllocation().v1().resourceClaims()
+            // The kubelet retries a failed prepare itself: the client's own retries (about 20 s with fabric8's
+            // defaults while the API server is down) would only delay the error it reports.
+            KubernetesClient once = client.newClient(new RequestConfigBuilder(client.getConfiguration()
+                    .getRequestConfig()).withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+            return (namespace, name) -> once.dynamicResourceAllocation().v1().resourceClaims()
                     .inNamespace(namespace).withName(name).get();
         }
 

@@ -1,6 +1,10 @@
 package io.kdra.plugin;
 
 import io.grpc.BindableService;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -8,7 +12,9 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -22,6 +28,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +46,22 @@ final class GrpcSocketServer {
     /** {@code sizeof(sockaddr_un.sun_path)} on Linux, including the terminating NUL. */
     static final int MAX_SOCKET_PATH_BYTES = 108;
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Request and response messages as their bytes, parsed inside {@link MalformedRequestInterceptor}. */
+    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw Status.INTERNAL.withDescription("reading a message failed").withCause(e).asRuntimeException();
+            }
+        }
+    };
 
     private final String name;
     private final Server server;
@@ -66,13 +90,13 @@ final class GrpcSocketServer {
      */
     static GrpcSocketServer start(String name, Path socketPath, ListenerFactory injected,
             List<BindableService> services, List<ServerInterceptor> interceptors, EventLoopGroup eventLoops,
-            Executor executor) throws IOException {
+            Executor executor, Duration idleTimeout) throws IOException {
         // Checked before anything is created; with an injected listener the kubelet (or a proxy on its node) still
         // dials this path, so it must be a valid socket path there too.
         checkLength(socketPath);
         if (injected == null) {
             Files.createDirectories(socketPath.getParent());
-            Claimed claimed = claim(name, socketPath, services, interceptors, eventLoops, executor);
+            Claimed claimed = claim(name, socketPath, services, interceptors, eventLoops, executor, idleTimeout);
             LOG.info("{}: serving on {}", name, socketPath);
             return new GrpcSocketServer(name, claimed.server(), socketPath, claimed.identity(), null, null);
         }
@@ -82,7 +106,7 @@ final class GrpcSocketServer {
         ConnectionListener listener;
         try {
             checkLength(privateSocket);
-            server = bind(privateSocket, services, interceptors, eventLoops, executor);
+            server = bind(privateSocket, services, interceptors, eventLoops, executor, idleTimeout);
             listener = injected.listen(socketPath);
         } catch (IOException | RuntimeException e) {
             if (server != null) {
@@ -129,7 +153,8 @@ final class GrpcSocketServer {
      * path in between, where binding or renaming would silently replace its socket.
      */
     private static Claimed claim(String name, Path socketPath, List<BindableService> services,
-            List<ServerInterceptor> interceptors, EventLoopGroup eventLoops, Executor executor) throws IOException {
+            List<ServerInterceptor> interceptors, EventLoopGroup eventLoops, Executor executor, Duration idleTimeout)
+            throws IOException {
         if (Files.exists(socketPath, LinkOption.NOFOLLOW_LINKS)) {
             if (accepts(socketPath)) {
                 throw new IOException(name + ": " + socketPath + " is the socket of another running instance "
@@ -143,7 +168,7 @@ final class GrpcSocketServer {
         if (hidden.toString().getBytes(StandardCharsets.UTF_8).length >= MAX_SOCKET_PATH_BYTES) {
             hidden = socketPath.resolveSibling("." + HexFormat.of().toHexDigits((byte) RANDOM.nextInt()));
         }
-        Server server = bind(hidden, services, interceptors, eventLoops, executor);
+        Server server = bind(hidden, services, interceptors, eventLoops, executor, idleTimeout);
         try {
             Files.createLink(socketPath, hidden);
             Object identity = Files.readAttributes(socketPath, BasicFileAttributes.class,
@@ -189,18 +214,24 @@ final class GrpcSocketServer {
     }
 
     private static Server bind(Path socketPath, List<BindableService> services, List<ServerInterceptor> interceptors,
-            EventLoopGroup eventLoops, Executor executor) throws IOException {
+            EventLoopGroup eventLoops, Executor executor, Duration idleTimeout) throws IOException {
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socketPath.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
                 // grpc asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
                 .withChildOption(ChannelOption.SO_KEEPALIVE, null)
                 .bossEventLoopGroup(eventLoops)
                 .workerEventLoopGroup(eventLoops)
-                .executor(executor);
-        services.forEach(builder::addService);
-        // The builder runs the interceptor added last first.
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            builder.intercept(interceptors.get(i));
+                .executor(executor)
+                // closes connections without calls, also those that never send the HTTP/2 preface
+                .maxConnectionIdle(idleTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        // ServerInterceptors.intercept runs the interceptor listed last first: reversed, the first given runs first
+        List<ServerInterceptor> outermostLast = new ArrayList<>(interceptors);
+        Collections.reverse(outermostLast);
+        for (BindableService service : services) {
+            // the given interceptors see parsed messages; a message that does not parse is refused before them
+            ServerServiceDefinition intercepted = ServerInterceptors.intercept(service, outermostLast);
+            builder.addService(ServerInterceptors.intercept(
+                    ServerInterceptors.useMarshalledMessages(intercepted, RAW), new MalformedRequestInterceptor()));
         }
         return builder.build().start();
     }

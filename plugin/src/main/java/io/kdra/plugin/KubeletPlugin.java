@@ -274,9 +274,10 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             List<ServerInterceptor> interceptors = settings.interceptors();
             draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener, draServices,
-                    interceptors, eventLoops, executor);
+                    interceptors, eventLoops, executor, settings.connectionIdleTimeout);
             registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
-                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor);
+                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor,
+                    settings.connectionIdleTimeout);
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
@@ -308,6 +309,7 @@ public final class KubeletPlugin implements AutoCloseable {
         private ListenerFactory registrarListener;
         private ListenerFactory pluginListener;
         private Duration stopGracePeriod = Duration.ofSeconds(5);
+        private Duration connectionIdleTimeout = Duration.ofMinutes(5);
         private ResourceSlicePublisher.ErrorHandler sliceErrorHandler =
                 (error, context) -> LOG.warn("{}: {}", context, error.getMessage());
         private Duration sliceSyncDelay = ResourceSlicePublisher.DEFAULT_SYNC_DELAY;
@@ -464,6 +466,19 @@ public final class KubeletPlugin implements AutoCloseable {
         /** How long {@link KubeletPlugin#stop()} lets running calls finish before cancelling them; default 5 s. */
         public Builder stopGracePeriod(Duration gracePeriod) {
             this.stopGracePeriod = gracePeriod;
+            return this;
+        }
+
+        /**
+         * How long a connection to either socket may stay open without a call in flight, including one that never
+         * sends a request, before the plugin closes it (with a GOAWAY; a gRPC client reconnects on its next call);
+         * default 5 minutes.
+         */
+        public Builder connectionIdleTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("connectionIdleTimeout must be positive, got " + timeout);
+            }
+            this.connectionIdleTimeout = timeout;
             return this;
         }
 

@@ -30,8 +30,8 @@ class HostileRequestTest {
 
     @BeforeAll
     static void start() {
-        fixture = new ServerFixture(ApiServer.builder().connectionTimeouts(Duration.ofSeconds(2),
-                Duration.ofSeconds(2)).build());
+        fixture = new ServerFixture(ApiServer.builder().connectionTimeouts(Duration.ofSeconds(1),
+                Duration.ofSeconds(1)).build());
     }
 
     @AfterAll
@@ -147,7 +147,7 @@ class HostileRequestTest {
                 + "{\"kind\":");
 
         assertThat(response).startsWith("HTTP/1.1 504 ").containsIgnoringCase("connection: close")
-                .contains("\"reason\":\"Timeout\"", "the request body did not arrive within 2000 ms");
+                .contains("\"reason\":\"Timeout\"", "the request body did not arrive within 1000 ms");
     }
 
     @Test
@@ -156,7 +156,7 @@ class HostileRequestTest {
         HttpResponse<InputStream> watch = fixture.http.send(HttpRequest.newBuilder(URI.create(fixture.server.url()
                 + "/api/v1/namespaces/" + ns + "/configmaps?watch=1")).header("Authorization", "Bearer "
                 + fixture.server.adminToken()).build(), HttpResponse.BodyHandlers.ofInputStream());
-        Thread.sleep(4000);
+        Thread.sleep(2500);
 
         fixture.send("POST", "/api/v1/namespaces/" + ns + "/configmaps", "application/json",
                 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"late\"}}");

@@ -21,6 +21,7 @@ import io.vertx.core.http.HttpServerOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -51,9 +52,10 @@ public final class ApiServer implements AutoCloseable {
     private final ServerCertificate certificate;
     private int port;
 
-    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock) {
+    private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock,
+            long historyBytes, HttpSettings.ConnectionTimeouts timeouts) {
         this.config = config;
-        this.store = new Store(config.historySize());
+        this.store = new Store(config.historySize(), historyBytes);
         this.authenticator = new Authenticator();
         BuiltinPlugins plugins = new BuiltinPlugins(store, config.featureGates());
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
@@ -70,7 +72,7 @@ public final class ApiServer implements AutoCloseable {
         }
         HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
                 config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
-                "v" + config.kubernetesVersion() + ".0");
+                "v" + config.kubernetesVersion() + ".0", timeouts);
         this.http = new ApiHttpServer(vertx, options, config.eventLoops(), registry, authenticator, settings,
                 clock);
     }
@@ -148,6 +150,8 @@ public final class ApiServer implements AutoCloseable {
         private final KindRegistry.Builder kinds = KindRegistry.builder();
         private final List<AdmissionPlugin> admission = new ArrayList<>();
         private ExpressionChecker celChecker = ExpressionChecker.ACCEPT_ALL;
+        private long historyBytes = defaultHistoryBytes();
+        private HttpSettings.ConnectionTimeouts timeouts = HttpSettings.ConnectionTimeouts.DEFAULTS;
 
         private Builder() {
             ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
@@ -178,6 +182,33 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @param bytes how many bytes of object JSON the watch history may hold besides its event count limit; by
+         *     default an eighth of the maximum heap, so that rewriting large objects cannot exhaust memory with
+         *     states only the history still holds
+         */
+        public Builder historyBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("historyBytes must be positive, got " + bytes);
+            }
+            this.historyBytes = bytes;
+            return this;
+        }
+
+        private static long defaultHistoryBytes() {
+            return Runtime.getRuntime().maxMemory() / 8;
+        }
+
+        /**
+         * @param idle how long a connection may stay open with no request in flight (by default 90 s, as
+         *     kube-apiserver); a connection that never completes its request's headers counts as idle
+         * @param body how long a request's body may take once its headers arrived (by default 60 s)
+         */
+        public Builder connectionTimeouts(Duration idle, Duration body) {
+            this.timeouts = new HttpSettings.ConnectionTimeouts(idle, body);
+            return this;
+        }
+
         public Builder admission(AdmissionPlugin plugin) {
             admission.add(plugin);
             return this;
@@ -190,7 +221,8 @@ public final class ApiServer implements AutoCloseable {
             ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
             SchedulingKinds.register(withResourceValidators, config.featureGates());
-            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock);
+            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock,
+                    historyBytes, timeouts);
         }
     }
 }

@@ -17,6 +17,7 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.registry.Registry.KindValidator;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.validation.ContainerResourceValidation;
+import io.kdra.apiserver.validation.DataKeyValidation;
 import io.kdra.apiserver.validation.PodClaimValidation;
 import io.kdra.apiserver.validation.PodUpdateValidation;
 import java.util.List;
@@ -38,6 +39,8 @@ final class BuiltinPlugins {
                 forKinds(BuiltinPlugins::isPod, new PodClaimValidation()),
                 forKinds(BuiltinPlugins::isPod, new ContainerResourceValidation()),
                 forKinds(BuiltinPlugins::isPod, new PodUpdateValidation()),
+                forKinds(type -> isCoreKind(type, "ConfigMap"), DataKeyValidation.configMaps()),
+                forKinds(type -> isCoreKind(type, "Secret"), DataKeyValidation.secrets()),
                 forKinds(type -> isResourceKind(type, "ResourceClaim"),
                         new AdminAccessValidation(this::namespaceLabels, false)),
                 forKinds(type -> isResourceKind(type, "ResourceClaimTemplate"),
@@ -69,7 +72,11 @@ final class BuiltinPlugins {
     }
 
     private static boolean isPod(ResourceType type) {
-        return type.group().isEmpty() && type.kind().equals("Pod");
+        return isCoreKind(type, "Pod");
+    }
+
+    private static boolean isCoreKind(ResourceType type, String kind) {
+        return type.group().isEmpty() && type.kind().equals(kind);
     }
 
     private static boolean isResourceKind(ResourceType type, String kind) {

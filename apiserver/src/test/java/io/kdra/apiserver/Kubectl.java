@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The real kubectl on PATH, run against one kubeconfig, with its discovery and HTTP cache in the kubeconfig's directory
@@ -18,10 +20,55 @@ final class Kubectl {
 
     record Run(int exitValue, String output) {}
 
+    /** kubectl 1.28 brought {@code wait --for=jsonpath} and {@code patch --subresource} to GA, which the tests use. */
+    static final int MINIMUM_MINOR = 28;
+    private static final Pattern GIT_VERSION = Pattern.compile("\"gitVersion\":\\s*\"(v1\\.(\\d+)[^\"]*)\"");
+    private static volatile boolean onPathChecked;
+
     private final Path kubeconfig;
 
     Kubectl(Path kubeconfig) {
+        if (!onPathChecked) {
+            requireNewEnough("kubectl");
+            onPathChecked = true;
+        }
         this.kubeconfig = kubeconfig;
+    }
+
+    /**
+     * Fails with a message naming the problem and the fix when the kubectl is missing or too old, rather than let
+     * the tests fail one by one on commands it lacks.
+     *
+     * @param executable a path, or a name looked up on the PATH
+     */
+    static void requireNewEnough(String executable) {
+        String fix = "; run .ci/ensure-kubectl (it prints a directory with a new enough kubectl to put first on the "
+                + "PATH) or install kubectl 1." + MINIMUM_MINOR + " or newer";
+        String output;
+        try {
+            Process process = new ProcessBuilder(executable, "version", "--client", "-o", "json")
+                    .redirectErrorStream(true).start();
+            process.getOutputStream().close();
+            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(executable + " version --client did not finish within 60 s" + fix);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("the tests need kubectl 1." + MINIMUM_MINOR + " or newer, and " + executable
+                    + " does not run (" + e.getMessage() + ")" + fix, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        Matcher version = GIT_VERSION.matcher(output);
+        if (!version.find()) {
+            throw new AssertionError(executable + " does not report its version: " + output.trim() + fix);
+        }
+        if (Integer.parseInt(version.group(2)) < MINIMUM_MINOR) {
+            throw new AssertionError(executable + " is kubectl " + version.group(1) + ", older than the 1."
+                    + MINIMUM_MINOR + " the tests need" + fix);
+        }
     }
 
     /** Runs kubectl expecting it to succeed; returns what it printed, trimmed. */

@@ -112,7 +112,7 @@ class KubectlProtobufTest {
                 .getReplicas()).isEqualTo(4);
 
         for (String object : List.of("configmap/labelled", "deployment/scaled")) {
-            assertThat(kubectl.succeeds("-n", ns, "delete", object)).endsWith("deleted");
+            assertThat(kubectl.succeeds("-n", ns, "delete", object)).matches(".* deleted( from " + ns + " namespace)?");
         }
         assertThat(fixture.client.configMaps().inNamespace(ns).withName("labelled").get()).isNull();
         assertThat(fixture.client.apps().deployments().inNamespace(ns).withName("scaled").get()).isNull();

@@ -336,7 +336,9 @@ class KubectlTest {
         assertThat(kubectl("get", "pods", "-l", "stage=test", "-o",
                 "jsonpath={.items[0].spec.containers[0].image} {.items[0].spec.resourceClaims[0].resourceClaimName}"))
                 .isEqualTo("busybox:3 claim-1");
-        assertThat(kubectl("delete", "pod", "pod-w", "--wait=true")).isEqualTo("pod \"pod-w\" deleted");
+        // kubectl 1.35 adds the namespace: pod "pod-w" deleted from default namespace
+        assertThat(kubectl("delete", "pod", "pod-w", "--wait=true"))
+                .matches("pod \"pod-w\" deleted( from default namespace)?");
     }
 
     @Test
@@ -402,7 +404,7 @@ class KubectlTest {
                 "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation} {end}").split(" "))
                 .contains("kubectl/Apply", "other/Apply");
         assertThat(kubectl("-n", ns, "delete", "pod", "pod-1", "--dry-run=server"))
-                .isEqualTo("pod \"pod-1\" deleted (server dry run)");
+                .matches("pod \"pod-1\" deleted( from test-\\d+ namespace)? \\(server dry run\\)");
         assertThat(kubectl("-n", ns, "get", "pod", "pod-1", "-o", "name")).isEqualTo("pod/pod-1");
     }
 

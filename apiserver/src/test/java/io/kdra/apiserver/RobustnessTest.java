@@ -246,6 +246,7 @@ class RobustnessTest {
         cms.resource(new ConfigMapBuilder().withNewMetadata().withName("counter").endMetadata()
                 .withData(Map.of("n", "0")).build()).create();
         AtomicInteger conflicts = new AtomicInteger();
+        AtomicInteger attempts = new AtomicInteger();
         int writers = 4;
         int increments = 25;
         ExecutorService pool = Executors.newFixedThreadPool(writers);
@@ -258,11 +259,14 @@ class RobustnessTest {
                             ConfigMap current = cms.withName("counter").get();
                             int n = Integer.parseInt(current.getData().get("n"));
                             current.getData().put("n", Integer.toString(n + 1));
+                            attempts.incrementAndGet();
                             try {
                                 cms.resource(current).update();
                                 break;
                             } catch (KubernetesClientException e) {
                                 assertThat(e.getCode()).isEqualTo(409);
+                                assertThat(e.getMessage()).contains("the object has been modified; please apply "
+                                        + "your changes to the latest version and try again");
                                 conflicts.incrementAndGet();
                             }
                         }
@@ -276,6 +280,8 @@ class RobustnessTest {
             pool.shutdownNow();
         }
         assertThat(cms.withName("counter").get().getData()).containsEntry("n", Integer.toString(writers * increments));
+        // every attempt either committed one increment or was refused with a conflict, none silently overwritten
+        assertThat(attempts.get() - conflicts.get()).isEqualTo(writers * increments);
     }
 
     @Test

@@ -122,12 +122,15 @@ class ClusterUpCommandTest {
             assertThat(kubectl.run("-n", "demo", "describe", "pod", "gpu-pod"))
                     .containsPattern("Normal +Scheduled +.* +default-scheduler +Successfully assigned demo/gpu-pod to"
                             + " node-[12]")
-                    .containsPattern("Normal +Created +.* +kubelet +Created container: app")
-                    .containsPattern("Normal +Started +.* +kubelet +Started container app");
+                    // kubectl 1.35 shows the event's field path before its message
+                    .containsPattern("Normal +Created +.* +kubelet +(spec\\.containers\\{app\\}: )?Created container: app")
+                    .containsPattern("Normal +Started +.* +kubelet +(spec\\.containers\\{app\\}: )?Started container app");
             List<ProcessHandle> containers = cluster.descendants();
             assertThat(containers).as("the two pods' container processes").hasSizeGreaterThanOrEqualTo(2);
 
-            assertThat(kubectl.run("-n", "demo", "delete", "pod", "gpu-pod")).isEqualTo("pod \"gpu-pod\" deleted\n");
+            // kubectl 1.35 adds "from demo namespace"
+            assertThat(kubectl.run("-n", "demo", "delete", "pod", "gpu-pod"))
+                    .matches("pod \"gpu-pod\" deleted( from demo namespace)?\n");
             await().atMost(KdraProcess.PATIENCE).untilAsserted(() -> assertThat(
                     kubectl.run("-n", "demo", "get", "resourceclaims", "-o", "name")).as("the generated claim").isEmpty());
             for (NodeDirectories node : nodes) {

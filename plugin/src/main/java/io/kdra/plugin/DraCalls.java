@@ -275,7 +275,20 @@ final class DraCalls {
         return Status.UNKNOWN.withDescription(operation + ": " + messageOf(cause)).withCause(cause).asException();
     }
 
+    /**
+     * @return the error's message and, when the root cause says something else, that too: a client's "An error has
+     *     occurred." says nothing of the "Connection refused" below it
+     */
     private static String messageOf(Throwable e) {
-        return e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+        String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root == e) {
+            return message;
+        }
+        String cause = root.getClass().getName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+        return message.contains(cause) ? message : message + " (" + cause + ")";
     }
 }

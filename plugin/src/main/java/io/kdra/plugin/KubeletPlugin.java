@@ -1,6 +1,7 @@
 package io.kdra.plugin;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -283,9 +284,10 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             List<ServerInterceptor> interceptors = settings.interceptors();
             draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener, draServices,
-                    interceptors, eventLoops, executor);
+                    interceptors, eventLoops, executor, settings.connectionIdleTimeout);
             registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
-                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor);
+                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor,
+                    settings.connectionIdleTimeout);
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
@@ -317,6 +319,7 @@ public final class KubeletPlugin implements AutoCloseable {
         private ListenerFactory registrarListener;
         private ListenerFactory pluginListener;
         private Duration stopGracePeriod = Duration.ofSeconds(5);
+        private Duration connectionIdleTimeout = Duration.ofMinutes(5);
         private ResourceSlicePublisher.ErrorHandler sliceErrorHandler =
                 (error, context) -> LOG.warn("{}: {}", context, error.getMessage());
         private Duration sliceSyncDelay = ResourceSlicePublisher.DEFAULT_SYNC_DELAY;
@@ -479,6 +482,19 @@ public final class KubeletPlugin implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a connection to either socket may stay open without a call in flight, including one that never
+         * sends a request, before the plugin closes it (with a GOAWAY; a gRPC client reconnects on its next call);
+         * default 5 minutes.
+         */
+        public Builder connectionIdleTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("connectionIdleTimeout must be positive, got " + timeout);
+            }
+            this.connectionIdleTimeout = timeout;
+            return this;
+        }
+
         /** Where ResourceSlice publishing problems go; the default logs them. */
         public Builder resourceSliceErrorHandler(ResourceSlicePublisher.ErrorHandler handler) {
             this.sliceErrorHandler = Objects.requireNonNull(handler, "handler");
@@ -620,7 +636,11 @@ public final class KubeletPlugin implements AutoCloseable {
                     throw new IllegalStateException("no Kubernetes client was configured");
                 };
             }
-            return (namespace, name) -> client.dynamicResourceAllocation().v1().resourceClaims()
+            // The kubelet retries a failed prepare itself: the client's own retries (about 20 s with fabric8's
+            // defaults while the API server is down) would only delay the error it reports.
+            KubernetesClient once = client.newClient(new RequestConfigBuilder(client.getConfiguration()
+                    .getRequestConfig()).withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+            return (namespace, name) -> once.dynamicResourceAllocation().v1().resourceClaims()
                     .inNamespace(namespace).withName(name).get();
         }
 

@@ -35,6 +35,7 @@ public final class ApiHttpServer {
     private final int eventLoops;
     private final Handler<HttpServerRequest> handler;
     private final NodeProxy nodeProxy;
+    private final ConnectionGuard connections;
     private String deployment;
 
     /** @param eventLoops how many server instances to run, one per event loop */
@@ -52,8 +53,18 @@ public final class ApiHttpServer {
         ResourceEndpoint resources = new ResourceEndpoint(registry, kinds, tables, new ListEndpoint(registry, kinds,
                 tables), watches, new PatchEndpoint(registry, kinds, clock), subresources);
         OpenApi openApi = new OpenApi(kinds, discovery, settings.gitVersion());
-        this.handler = new ApiRequestHandler(authenticator, kinds, discovery, openApi, resources, watches,
-                subresources, settings);
+        ServerHealth health = new ServerHealth();
+        // errors thrown where no request handler catches them: watch deliveries, timers, body reads
+        vertx.exceptionHandler(error -> {
+            if (error instanceof VirtualMachineError) {
+                health.fatal(error);
+            } else {
+                LOG.error("unhandled error on an event loop", error);
+            }
+        });
+        this.connections = new ConnectionGuard(vertx, settings.timeouts().idle());
+        this.handler = new ApiRequestHandler(vertx, authenticator, kinds, discovery, openApi, resources, watches,
+                subresources, settings, health, connections);
     }
 
     /**
@@ -64,6 +75,7 @@ public final class ApiHttpServer {
      * @return the port bound
      */
     public int start() {
+        connections.start();
         if (options.getPort() != 0) {
             deploy(options.getPort());
             return options.getPort();
@@ -83,11 +95,15 @@ public final class ApiHttpServer {
     }
 
     private void deploy(int port) {
-        HttpServerOptions onPort = new HttpServerOptions(options).setPort(port);
+        // kube-apiserver takes a request line and headers up to 1 MiB (its MaxHeaderBytes)
+        HttpServerOptions onPort = new HttpServerOptions(options).setPort(port)
+                .setMaxInitialLineLength(ApiRequestHandler.MAX_LINE).setMaxHeaderSize(ApiRequestHandler.MAX_LINE);
+        onPort.getInitialSettings().setMaxHeaderListSize(ApiRequestHandler.MAX_LINE);
         deployment = vertx.deployVerticle(() -> new VerticleBase() {
             @Override
             public Future<?> start() {
-                return vertx.createHttpServer(onPort).requestHandler(handler).listen();
+                return vertx.createHttpServer(onPort).connectionHandler(connections::opened)
+                        .invalidRequestHandler(ApiRequestHandler::invalid).requestHandler(handler).listen();
             }
         }, new DeploymentOptions().setInstances(eventLoops)).await();
     }
@@ -111,6 +127,7 @@ public final class ApiHttpServer {
 
     /** Stops the server instances; their connections close with them. */
     public void stop() {
+        connections.stop();
         if (deployment != null) {
             vertx.undeploy(deployment).await();
             deployment = null;

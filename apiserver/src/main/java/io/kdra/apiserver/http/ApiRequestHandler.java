@@ -8,7 +8,11 @@ import io.kdra.apiserver.auth.Impersonation;
 import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.apiserver.json.Json;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -28,6 +32,8 @@ import tools.jackson.databind.node.ObjectNode;
 final class ApiRequestHandler implements Handler<HttpServerRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiRequestHandler.class);
+    /** The limit of the request line and of the headers, set on the server's options. */
+    static final int MAX_LINE = 1024 * 1024;
 
     private final Authenticator authenticator;
     private final KindRegistry kinds;
@@ -37,9 +43,16 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     private final WatchEndpoint watches;
     private final Subresources subresources;
     private final HttpSettings settings;
+    private final Vertx vertx;
+    private final ServerHealth health;
+    private final ConnectionGuard connections;
 
-    ApiRequestHandler(Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
-            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings) {
+    ApiRequestHandler(Vertx vertx, Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
+            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings,
+            ServerHealth health, ConnectionGuard connections) {
+        this.vertx = vertx;
+        this.health = health;
+        this.connections = connections;
         this.authenticator = authenticator;
         this.kinds = kinds;
         this.discovery = discovery;
@@ -53,7 +66,12 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     @Override
     public void handle(HttpServerRequest request) {
         HttpServerResponse response = request.response();
+        HttpConnection connection = request.connection();
+        connections.requestStarted(connection);
+        // a request that fails before its body is read replaces this handler, and closes the connection instead
+        response.endHandler(v -> connections.requestEnded(connection));
         try {
+            checkQuery(request);
             String path = request.path();
             if (servePublic(request, path)) {
                 return;
@@ -75,13 +93,66 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         } catch (RuntimeException e) {
             LOG.error("request {} {} failed", request.method(), request.uri(), e);
             Responses.error(response, ApiException.internal(String.valueOf(e.getMessage())));
+        } catch (VirtualMachineError e) {
+            broken(request, e);
+        }
+    }
+
+    /** Marks the server broken and tries to answer; the answer itself may fail when memory is exhausted. */
+    private void broken(HttpServerRequest request, VirtualMachineError error) {
+        health.fatal(error);
+        try {
+            Responses.error(request.response(), ApiException.internal("the API server is broken: " + error));
+        } catch (RuntimeException | VirtualMachineError e) {
+            request.connection().close();
+        }
+    }
+
+    /**
+     * Answers a request Vert.x could not decode with a Status, as kube-apiserver's 414 and 431 carry one: a request
+     * line or headers over the 1 MiB limit, or a malformed request. The connection is closed, since the rest of the
+     * request cannot be told from the next one.
+     */
+    static void invalid(HttpServerRequest request) {
+        Throwable cause = request.decoderResult().cause();
+        ApiException error;
+        if (cause instanceof TooLongHttpLineException) {
+            error = ApiException.of(414, "RequestURITooLong", "the request URI is longer than the limit of "
+                    + MAX_LINE + " bytes", null);
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            error = ApiException.of(431, "RequestHeaderFieldsTooLarge", "the request headers are larger than the "
+                    + "limit of " + MAX_LINE + " bytes", null);
+        } else {
+            error = ApiException.badRequest("malformed HTTP request: " + (cause == null ? "unknown error"
+                    : cause.getMessage()));
+        }
+        request.response().putHeader("Connection", "close");
+        request.response().endHandler(ended -> request.connection().close());
+        Responses.error(request.response(), error);
+    }
+
+    /** Rejects a query string with a bad percent escape, which Go's URL parser rejects too. */
+    private static void checkQuery(HttpServerRequest request) {
+        try {
+            request.params();
+        } catch (IllegalArgumentException e) {
+            String query = request.query();
+            throw ApiException.badRequest("invalid query string \"" + (query.length() > 256 ? query.substring(0, 256)
+                    + "..." : query) + "\": " + e.getMessage());
         }
     }
 
     private boolean servePublic(HttpServerRequest request, String path) {
         switch (path) {
             case "/healthz", "/livez", "/readyz" -> {
-                request.response().putHeader("Content-Type", "text/plain; charset=utf-8").end("ok");
+                String failure = health.failure();
+                HttpServerResponse response = request.response().putHeader("Content-Type", "text/plain; charset=utf-8");
+                if (failure == null) {
+                    response.end("ok");
+                } else {
+                    response.setStatusCode(500).end("[-]server failed: " + failure + "\n" + path.substring(1)
+                            + " check failed\n");
+                }
                 return true;
             }
             case "/version" -> {
@@ -108,6 +179,8 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         } catch (RuntimeException e) {
             LOG.error("request {} {} failed", request.method(), request.uri(), e);
             Responses.error(request.response(), ApiException.internal(String.valueOf(e.getMessage())));
+        } catch (VirtualMachineError e) {
+            broken(request, e);
         }
     }
 
@@ -154,9 +227,10 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         if (!info.legacyWatch() && !call.flag("watch")) {
             throw ApiException.badRequest("only watches can be served over WebSocket");
         }
+        WatchEndpoint.Watch watch = watches.prepare(call);
         request.toWebSocket().onSuccess(socket -> {
             try {
-                watches.start(call, WatchSink.webSocket(socket));
+                watches.start(watch, WatchSink.webSocket(socket));
             } catch (ApiException e) {
                 socket.writeTextMessage(Json.string(errorEvent(e))).onComplete(done -> socket.close());
             }
@@ -173,6 +247,14 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     private void readBody(HttpServerRequest request, java.util.function.Consumer<byte[]> then) {
         Buffer body = Buffer.buffer();
         boolean[] failed = {false};
+        long timeoutMillis = settings.timeouts().body().toMillis();
+        long timer = request.isEnded() ? -1 : vertx.setTimer(timeoutMillis, id -> {
+            if (!failed[0] && !request.isEnded()) {
+                failed[0] = true;
+                fail(request, ApiException.timeout("the request body did not arrive within " + timeoutMillis
+                        + " ms"));
+            }
+        });
         request.handler(chunk -> {
             if (failed[0]) {
                 return;
@@ -186,6 +268,9 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         });
         request.exceptionHandler(e -> LOG.debug("reading the body of {} failed: {}", request.uri(), e.toString()));
         request.endHandler(v -> {
+            if (timer >= 0) {
+                vertx.cancelTimer(timer);
+            }
             if (!failed[0]) {
                 then.accept(body.getBytes());
             }

@@ -64,6 +64,24 @@ record Call(HttpServerRequest request, RequestInfo info, ResourceType type, User
         }
     }
 
+    /**
+     * @return the resourceVersion a list or watch asks for, null when it names none ({@code ""} or {@code "0"}: any)
+     * @throws ApiException 400 when it is no resourceVersion, as kube-apiserver's storage rejects it
+     */
+    Long resourceVersionParam() {
+        String value = param("resourceVersion");
+        if (value == null || value.isEmpty() || value.equals("0")) {
+            return null;
+        }
+        try {
+            return Long.parseUnsignedLong(value);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest(String.format("resourceVersion: Invalid value: \"%s\": strconv.ParseUint: "
+                    + "parsing \"%s\": %s", value, value, value.matches("\\d+") ? "value out of range"
+                    : "invalid syntax"));
+        }
+    }
+
     /** @return the write context: dryRun=All, and the field manager named by ?fieldManager= or the user agent */
     WriteContext writeContext(String defaultManagerSuffix) {
         String dryRun = param("dryRun");

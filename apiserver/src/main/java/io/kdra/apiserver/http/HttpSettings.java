@@ -1,5 +1,7 @@
 package io.kdra.apiserver.http;
 
+import java.time.Duration;
+
 /**
  * Tunables of the HTTP front end.
  *
@@ -8,6 +10,26 @@ package io.kdra.apiserver.http;
  * @param bookmarkIntervalMillis how often watches that allow bookmarks get one
  * @param defaultWatchTimeoutSeconds how long a watch without timeoutSeconds lasts
  * @param gitVersion the emulated Kubernetes version, e.g. {@code v1.34.0}
+ * @param timeouts when idle connections and stalled request bodies are given up
  */
 public record HttpSettings(long maxBodyBytes, int watchQueueCapacity, long bookmarkIntervalMillis,
-        long defaultWatchTimeoutSeconds, String gitVersion) {}
+        long defaultWatchTimeoutSeconds, String gitVersion, ConnectionTimeouts timeouts) {
+
+    /**
+     * @param idle how long a connection may stay open with no request in flight, including one whose request line
+     *     and headers never complete (kube-apiserver: 90 s idle)
+     * @param body how long a request's body may take to arrive once its headers have (kube-apiserver's request
+     *     timeout: 60 s)
+     */
+    public record ConnectionTimeouts(Duration idle, Duration body) {
+
+        public static final ConnectionTimeouts DEFAULTS = new ConnectionTimeouts(Duration.ofSeconds(90),
+                Duration.ofSeconds(60));
+
+        public ConnectionTimeouts {
+            if (idle.isNegative() || idle.isZero() || body.isNegative() || body.isZero()) {
+                throw new IllegalArgumentException("connection timeouts must be positive");
+            }
+        }
+    }
+}

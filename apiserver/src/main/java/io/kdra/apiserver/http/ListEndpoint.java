@@ -40,6 +40,9 @@ final class ListEndpoint {
         LabelSelector labels = LabelSelector.parse(call.param("labelSelector"));
         FieldSelector fields = FieldSelector.parse(type, call.param("fieldSelector"));
         Long limit = call.longParam("limit");
+        // read only to reject what kube-apiserver rejects: a list answers at once, whatever its timeout
+        call.resourceVersionParam();
+        call.longParam("timeoutSeconds");
         String continueParam = call.param("continue");
         ContinueToken token = continueParam == null || continueParam.isEmpty() ? null
                 : ContinueToken.decode(continueParam);

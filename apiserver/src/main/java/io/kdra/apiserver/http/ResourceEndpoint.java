@@ -64,8 +64,9 @@ final class ResourceEndpoint {
         }
         if (info.name() == null) {
             if (watch) {
+                WatchEndpoint.Watch prepared = watches.prepare(call);
                 HttpServerResponse response = call.request().response();
-                watches.start(call, format == MediaTypes.Format.PROTOBUF
+                watches.start(prepared, format == MediaTypes.Format.PROTOBUF
                         ? WatchSink.protobuf(startStream(response, KubeProtobuf.WATCH_MEDIA_TYPE))
                         : WatchSink.http(startStream(response, Responses.JSON)));
             } else if (method == HttpMethod.GET) {

@@ -28,23 +28,36 @@ final class WatchEndpoint {
         this.settings = settings;
     }
 
-    void start(Call call, WatchSink sink) {
+    /** A watch whose parameters were read, not yet started. */
+    record Watch(WatchStream.Request request, Long from, long timeoutSeconds, boolean bookmarks) {}
+
+    /**
+     * Reads the watch's parameters before anything is written, so that a bad one gets a 400 Status as on a list.
+     *
+     * @throws ApiException when a parameter is invalid
+     */
+    Watch prepare(Call call) {
         LabelSelector labels = LabelSelector.parse(call.param("labelSelector"));
         FieldSelector fields = FieldSelector.parse(call.type(), call.param("fieldSelector"));
-        Long from = startVersion(call.param("resourceVersion"));
+        Long from = call.resourceVersionParam();
         boolean sendInitialEvents = call.flag("sendInitialEvents");
         if (sendInitialEvents) {
             from = null;
         }
         Long timeout = call.longParam("timeoutSeconds");
         long timeoutSeconds = timeout == null || timeout <= 0 ? settings.defaultWatchTimeoutSeconds() : timeout;
-        Context context = vertx.getOrCreateContext();
         WatchStream.Request request = new WatchStream.Request(call.type(), call.info().version(), call.namespace(),
                 labels, fields, sendInitialEvents, Tables.requested(call));
-        WatchStream stream = new WatchStream(context, sink, kinds, tables, request, settings.watchQueueCapacity());
-        String storageKey = call.type().storageKey();
-        long timer = vertx.setTimer(timeoutSeconds * 1000, id -> stream.end());
-        long bookmarks = call.flag("allowWatchBookmarks")
+        return new Watch(request, from, timeoutSeconds, call.flag("allowWatchBookmarks"));
+    }
+
+    void start(Watch watch, WatchSink sink) {
+        Context context = vertx.getOrCreateContext();
+        WatchStream stream = new WatchStream(context, sink, kinds, tables, watch.request(),
+                settings.watchQueueCapacity());
+        String storageKey = watch.request().type().storageKey();
+        long timer = vertx.setTimer(watch.timeoutSeconds() * 1000, id -> stream.end());
+        long bookmarks = watch.bookmarks()
                 ? vertx.setPeriodic(settings.bookmarkIntervalMillis(), id -> store.bookmark(storageKey, stream))
                 : -1;
         Runnable cleanup = () -> {
@@ -57,20 +70,9 @@ final class WatchEndpoint {
         stream.onEnd(cleanup);
         sink.onClose(stream::end);
         try {
-            store.watch(storageKey, from, stream);
+            store.watch(storageKey, watch.from(), stream);
         } catch (ApiException e) {
             stream.fail(e);
-        }
-    }
-
-    private static Long startVersion(String resourceVersion) {
-        if (resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0")) {
-            return null;
-        }
-        try {
-            return Long.parseLong(resourceVersion);
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest("invalid resource version: " + resourceVersion);
         }
     }
 }

@@ -45,6 +45,9 @@ final class WatchStream implements WatchSubscriber {
     private final int capacity;
     private final IndexKey indexKey;
     private final ArrayDeque<WatchEvent> queue = new ArrayDeque<>();
+    /** The initial events not yet filtered; written before anything in {@link #queue}. Guarded by the queue. */
+    private final ArrayDeque<WatchEvent> replay = new ArrayDeque<>();
+    private final boolean filtered;
     private boolean drainScheduled;
     private boolean overflowed;
     private boolean ended;
@@ -59,6 +62,8 @@ final class WatchStream implements WatchSubscriber {
         this.request = request;
         this.capacity = capacity;
         this.indexKey = indexKey(request);
+        this.filtered = request.namespace() != null || request.labels() != LabelSelector.everything()
+                || request.fields() != FieldSelector.everything();
     }
 
     /**
@@ -90,19 +95,18 @@ final class WatchStream implements WatchSubscriber {
         this.onEnd = onEnd;
     }
 
+    /**
+     * Takes the initial events without looking at them: filtering a replayed state parses its JSON again, which for a
+     * long history is seconds of work. The drain filters them a batch at a time on this watch's event loop.
+     */
     @Override
     public void start(List<WatchEvent> initial, long resourceVersion) {
         synchronized (queue) {
-            for (WatchEvent event : initial) {
-                WatchEvent visible = visible(event);
-                if (visible != null) {
-                    queue.add(visible);
-                }
-            }
+            replay.addAll(initial);
             if (request.sendInitialEventsBookmark()) {
                 ObjectNode marker = Json.object();
                 marker.putObject("metadata").putObject("annotations").put(INITIAL_EVENTS_END, "true");
-                queue.add(WatchEvent.bookmark(request.type().storageKey(), marker, resourceVersion));
+                replay.add(WatchEvent.bookmark(request.type().storageKey(), marker, resourceVersion));
             }
         }
         scheduleDrain();
@@ -110,7 +114,7 @@ final class WatchStream implements WatchSubscriber {
 
     @Override
     public boolean offer(WatchEvent event) {
-        WatchEvent visible = event.type() == WatchEvent.Type.BOOKMARK ? event : visible(event);
+        WatchEvent visible = visible(event);
         synchronized (queue) {
             if (ended || overflowed) {
                 return false;
@@ -149,6 +153,7 @@ final class WatchStream implements WatchSubscriber {
             }
             ended = true;
             queue.clear();
+            replay.clear();
         }
         context.runOnContext(v -> sink.end());
         onEnd.run();
@@ -156,6 +161,13 @@ final class WatchStream implements WatchSubscriber {
 
     /** @return the event as this watcher sees it through its filters, or null when it does not see it */
     private WatchEvent visible(WatchEvent event) {
+        if (event.type() == WatchEvent.Type.BOOKMARK) {
+            return event;
+        }
+        if (!filtered) {
+            // no object to read: every change is seen, a first state as ADDED
+            return event.prior() == null ? event.withType(WatchEvent.Type.ADDED) : event;
+        }
         boolean now = matches(event.object());
         if (event.type() == WatchEvent.Type.DELETED) {
             return now ? event : null;
@@ -187,6 +199,7 @@ final class WatchStream implements WatchSubscriber {
     private void drain() {
         while (true) {
             List<WatchEvent> batch;
+            boolean replaying;
             synchronized (queue) {
                 if (overflowed) {
                     drainScheduled = false;
@@ -200,20 +213,33 @@ final class WatchStream implements WatchSubscriber {
                     }
                     return;
                 }
-                if (queue.isEmpty()) {
+                replaying = !replay.isEmpty();
+                ArrayDeque<WatchEvent> source = replaying ? replay : queue;
+                if (source.isEmpty()) {
                     drainScheduled = false;
                     return;
                 }
-                batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
-                while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
-                    batch.add(queue.poll());
+                batch = new ArrayList<>(Math.min(source.size(), MAX_BATCH));
+                while (batch.size() < MAX_BATCH && !source.isEmpty()) {
+                    batch.add(source.poll());
                 }
             }
             List<byte[]> lines = new ArrayList<>(batch.size());
             for (WatchEvent event : batch) {
-                lines.add(serialize(event));
+                WatchEvent visible = replaying ? visible(event) : event;
+                if (visible != null) {
+                    lines.add(serialize(visible));
+                }
             }
-            sink.write(lines);
+            if (!lines.isEmpty()) {
+                sink.write(lines);
+            }
+            if (replaying) {
+                // one batch of a replay per turn, the next one on a timer: the event loop reads its other connections
+                // only once its task queue is empty, which a chain of runOnContext tasks never lets it be
+                context.owner().setTimer(1, id -> drain());
+                return;
+            }
         }
     }
 

@@ -4,12 +4,17 @@ import java.io.ByteArrayInputStream;
 import java.util.Iterator;
 import java.util.Map;
 import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.CollectionEndEvent;
+import org.snakeyaml.engine.v2.events.CollectionStartEvent;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.schema.CoreSchema;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonPointer;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.JsonNode;
@@ -39,6 +44,8 @@ public final class Json {
     private static final LoadSettings YAML_READING = LoadSettings.builder().setSchema(new CoreSchema())
             .setAllowDuplicateKeys(false).build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** How deep objects and arrays may nest in a request body: Jackson's limit, applied to YAML too. */
+    public static final int MAX_DEPTH = StreamReadConstraints.DEFAULT_MAX_DEPTH;
 
     private Json() {}
 
@@ -97,8 +104,36 @@ public final class Json {
      * @throws YamlEngineException when the bytes are not one YAML document
      */
     public static JsonNode parseYaml(byte[] bytes) {
+        requireYamlDepth(bytes);
         Object document = new Load(YAML_READING).loadFromInputStream(new ByteArrayInputStream(bytes));
-        return document == null ? NODES.missingNode() : MAPPER.valueToTree(document);
+        if (document == null) {
+            return NODES.missingNode();
+        }
+        try {
+            return MAPPER.valueToTree(document);
+        } catch (JacksonException | StackOverflowError e) {
+            // aliases can nest a document deeper than its text: the tree would exceed the JSON depth limit
+            throw new YamlEngineException("yaml: exceeded max depth of " + MAX_DEPTH + " once aliases are expanded");
+        }
+    }
+
+    /**
+     * Checks the nesting of a YAML text with the parser's events, which keep no stack of their own, before the
+     * recursive composer reads it: a 2 KB body of 1,000 nested flow sequences would otherwise overflow the stack.
+     */
+    private static void requireYamlDepth(byte[] bytes) {
+        int depth = 0;
+        for (Iterator<Event> events = new Parse(YAML_READING).parseInputStream(new ByteArrayInputStream(bytes))
+                .iterator(); events.hasNext(); ) {
+            Event event = events.next();
+            if (event instanceof CollectionStartEvent) {
+                if (++depth > MAX_DEPTH) {
+                    throw new YamlEngineException("yaml: exceeded max depth of " + MAX_DEPTH);
+                }
+            } else if (event instanceof CollectionEndEvent) {
+                depth--;
+            }
+        }
     }
 
     public static byte[] yaml(JsonNode node) {

@@ -38,7 +38,25 @@ public final class Store {
 
     /** @param historySize how many events watches can resume from */
     public Store(int historySize) {
-        this.history = new EventLog(historySize);
+        this(historySize, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param historySize how many events watches can resume from
+     * @param historyBytes how many bytes of object JSON the history may hold; the oldest events go first
+     */
+    public Store(int historySize, long historyBytes) {
+        this.history = new EventLog(historySize, historyBytes);
+    }
+
+    /** @return the bytes of object JSON the watch history holds, for memory checks */
+    public long historyBytes() {
+        lock.lock();
+        try {
+            return history.bytes();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A change computed from the current object (null when absent); runs under the write lock. */

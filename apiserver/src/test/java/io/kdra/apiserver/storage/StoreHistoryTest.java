@@ -1,7 +1,9 @@
 package io.kdra.apiserver.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,39 @@ class StoreHistoryTest {
         assertThat(recorder.initial).extracting(event -> event.object().at("/metadata/resourceVersion").asString())
                 .containsExactly(version(start + 1), version(start + 2), version(start + 3), version(start + 4));
         assertThat(recorder.initial.get(1).prior()).isSameAs(recorder.initial.get(0).stored());
+    }
+
+    @Test
+    void historyIsBoundedInBytesAndForgetsTheOldestStatesFirst() {
+        long budget = 1024 * 1024;
+        Store store = new Store(100_000, budget);
+        long start = store.resourceVersion();
+        String payload = "x".repeat(100 * 1024);
+        for (int i = 0; i < 50; i++) {
+            String phase = i + payload;
+            store.write(PODS, "ns", "p", false, current -> Store.Change.put(pod(phase)));
+        }
+        store.write(PODS, "ns", "p", false, current -> Store.Change.delete(current.deepCopy()));
+
+        assertThat(store.historyBytes()).isBetween(budget - 110 * 1024, budget);
+        assertThatThrownBy(() -> store.watch(PODS, start, new Recorder()))
+                .isInstanceOf(ApiException.class).hasMessageStartingWith("too old resource version: " + start);
+        Recorder recent = new Recorder();
+        store.watch(PODS, store.resourceVersion() - 5, recent);
+        assertThat(recent.initial).extracting(WatchEvent::type).containsExactly(WatchEvent.Type.MODIFIED,
+                WatchEvent.Type.MODIFIED, WatchEvent.Type.MODIFIED, WatchEvent.Type.MODIFIED, WatchEvent.Type.DELETED);
+    }
+
+    @Test
+    void anEventLargerThanTheWholeBudgetIsStillReplayed() {
+        Store store = new Store(100, 10);
+        long start = store.resourceVersion();
+        store.write(PODS, "ns", "p", false, current -> Store.Change.put(pod("Pending")));
+        Recorder recorder = new Recorder();
+
+        store.watch(PODS, start, recorder);
+
+        assertThat(recorder.initial).extracting(WatchEvent::type).containsExactly(WatchEvent.Type.ADDED);
     }
 
     @Test

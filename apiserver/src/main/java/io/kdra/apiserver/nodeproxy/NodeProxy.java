@@ -32,8 +32,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Serves the pod subresources that kube-apiserver forwards to the pod's kubelet: {@code pods/log} as a streamed
  * HTTP GET of the kubelet's {@code /containerLogs}, {@code pods/exec} and {@code pods/portforward} as WebSockets joined
- * to the kubelet's {@code /exec} and {@code /portForward}. The pod, its container and its node are checked here with kube-apiserver's messages; what the
- * kubelet answers is passed on.
+ * to the kubelet's {@code /exec} and {@code /portForward}. The pod, its container and its node are checked here with
+ * kube-apiserver's messages; what the kubelet answers is passed on.
  */
 public final class NodeProxy {
 

@@ -135,12 +135,21 @@ final class LocalContainer implements RunningContainer {
         process.toHandle().destroyForcibly();
     }
 
-    /** Starts a command in this container's environment and working directory; it dies with the container. */
+    /**
+     * Starts a command in this container's environment and working directory; it dies with the container. Arguments
+     * that name paths below the container's mounts name the node's directories instead, as the container would see
+     * them through its mount namespace.
+     */
     Process exec(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile());
+        ProcessBuilder builder = new ProcessBuilder(MountedPaths.rewrite(command, config))
+                .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);
-        Process started = builder.start();
+        return adopt(builder.start());
+    }
+
+    /** Makes a command started for this container die with it. */
+    Process adopt(Process started) {
         execs.add(started);
         started.onExit().thenRun(() -> execs.remove(started));
         if (ending.get()) {
@@ -162,6 +171,10 @@ final class LocalContainer implements RunningContainer {
     }
 
     private static void killTree(Process process) {
+        if (process instanceof HostPathPluginProxy inJvm) {
+            inJvm.destroy();
+            return;
+        }
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.toHandle().destroyForcibly();
     }

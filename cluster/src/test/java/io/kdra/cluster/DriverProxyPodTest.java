@@ -90,10 +90,11 @@ class DriverProxyPodTest {
 
     @Test
     void proxyPairsKubeletConnectionsWithForwardedOnes() throws Exception {
-        Path socket = cluster.nodes().get(0).pluginsRegistryDirectory().resolve("proxy.k8s.io-reg.sock");
+        // not in the plugin registry, where the kubelet itself would dial it
+        Path socket = cluster.nodes().get(0).pluginsDirectory().resolve("proxy.k8s.io/dra.sock");
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         try (ExecWatch proxy = admin.pods().inNamespace(namespace).withName("proxy").writingError(output)
-                .exec("/hostpathplugin", "--v=5", "--endpoint=/var/lib/kubelet/plugins_registry/proxy.k8s.io-reg.sock",
+                .exec("/hostpathplugin", "--v=5", "--endpoint=/var/lib/kubelet/plugins/proxy.k8s.io/dra.sock",
                         "--proxy-endpoint=tcp://:9001")) {
             await().atMost(WAIT).until(() -> Files.exists(socket));
             try (LocalPortForward forward = admin.pods().inNamespace(namespace).withName("proxy").portForward(9001);
@@ -115,7 +116,22 @@ class DriverProxyPodTest {
         assertThat(output.toString(StandardCharsets.UTF_8)).contains("listening on");
         // killed, the proxy leaves its socket file behind, as the image's binary does
         await().atMost(WAIT).until(() -> exec("rm", "-f",
-                "/var/lib/kubelet/plugins_registry/proxy.k8s.io-reg.sock") == 0 && !Files.exists(socket));
+                "/var/lib/kubelet/plugins/proxy.k8s.io/dra.sock") == 0 && !Files.exists(socket));
+    }
+
+    @Test
+    void proxyListensOnTheLongestSocketPathTheKernelTakes() throws Exception {
+        Path directory = cluster.nodes().get(0).pluginsDirectory().resolve("proxy.k8s.io");
+        // 107 bytes and the terminating NUL fill sockaddr_un; the JDK alone does not bind that long a path
+        String name = "x".repeat(107 - directory.toString().length() - "/.sock".length()) + ".sock";
+        Path socket = directory.resolve(name);
+        try (ExecWatch proxy = admin.pods().inNamespace(namespace).withName("proxy")
+                .writingError(OutputStream.nullOutputStream())
+                .exec("/hostpathplugin", "--endpoint=/var/lib/kubelet/plugins/proxy.k8s.io/" + name,
+                        "--proxy-endpoint=tcp://:9002")) {
+            await().atMost(WAIT).until(() -> Files.exists(socket));
+        }
+        assertThat(socket.toString()).hasSize(107);
     }
 
     private static int exec(String... command) throws Exception {

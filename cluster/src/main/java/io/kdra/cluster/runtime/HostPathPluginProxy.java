@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -14,6 +15,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +46,7 @@ final class HostPathPluginProxy extends Process {
     private static final int MAX_SOCKET_PATH_BYTES = 107;
     private static final int BUFFER_SIZE = 16 * 1024;
     private static final int EXIT_TERMINATED = 143;
+    private static final SecureRandom SHORT_NAMES = new SecureRandom();
 
     private final Path socket;
     private final ServerSocketChannel unixListener;
@@ -53,6 +57,7 @@ final class HostPathPluginProxy extends Process {
     private final Output stdout = new Output();
     private final Output stderr = new Output();
     private volatile int exitCode = -1;
+    private volatile boolean stopping;
 
     private HostPathPluginProxy(Path socket, ServerSocketChannel unixListener, ServerSocketChannel tcpListener,
             Runnable unregister) {
@@ -96,7 +101,7 @@ final class HostPathPluginProxy extends Process {
         ServerSocketChannel tcp = null;
         Runnable unregister = null;
         try {
-            unix.bind(UnixDomainSocketAddress.of(socket));
+            bind(unix, socket);
             tcp = ServerSocketChannel.open();
             tcp.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             unregister = ports.register(container.podUid(), port, (InetSocketAddress) tcp.getLocalAddress());
@@ -115,6 +120,31 @@ final class HostPathPluginProxy extends Process {
                 tcp.close();
             }
             throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Binds the socket at its path. The JDK refuses the longest paths the kernel takes (107 bytes), which a driver with
+     * a long name gets in rolling updates: such a socket is bound at a short path next to the system's temporary
+     * files and renamed into place, which keeps it listening.
+     */
+    private static void bind(ServerSocketChannel unix, Path socket) throws IOException {
+        try {
+            unix.bind(UnixDomainSocketAddress.of(socket));
+            return;
+        } catch (SocketException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("too long")) {
+                throw e;
+            }
+        }
+        Path shortPath = Path.of(System.getProperty("java.io.tmpdir"),
+                "kdra-proxy-" + Long.toHexString(SHORT_NAMES.nextLong()) + ".sock");
+        unix.bind(UnixDomainSocketAddress.of(shortPath));
+        try {
+            Files.move(shortPath, socket, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            Files.deleteIfExists(shortPath);
+            throw e;
         }
     }
 
@@ -156,7 +186,7 @@ final class HostPathPluginProxy extends Process {
                 kubelet = unixListener.accept();
                 open.add(kubelet);
             } catch (IOException e) {
-                if (!exit.isDone()) {
+                if (!stopping) {
                     LOG.warn("proxy {} stopped accepting: {}", socket, e.toString());
                     say("proxy: accept failed: " + e.getMessage());
                     end(1);
@@ -209,6 +239,7 @@ final class HostPathPluginProxy extends Process {
         if (exit.isDone()) {
             return;
         }
+        stopping = true;
         exitCode = code;
         unregister.run();
         for (ServerSocketChannel listener : List.of(unixListener, tcpListener)) {

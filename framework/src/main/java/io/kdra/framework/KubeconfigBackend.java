@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Any cluster, reached through a kubeconfig, as upstream's e2e.test runs: a driver is deployed per spec with a proxy pod
- * on each of its nodes ({@link ProxyDeployment}), and its gRPC servers run in the test JVM behind the nodes' sockets.
+ * Any cluster, reached through a kubeconfig, as upstream's e2e.test runs: a driver is deployed per spec with a proxy
+ * pod on each of its nodes ({@link ProxyDeployment}), and its gRPC servers run in the test JVM behind the nodes'
+ * sockets.
  */
 public final class KubeconfigBackend implements ClusterBackend {
 
@@ -30,7 +31,7 @@ public final class KubeconfigBackend implements ClusterBackend {
         this.kubeletRootDirectory = kubeletRootDirectory;
     }
 
-    /** Connects with the kubeconfig file's current context; the nodes' kubelets keep their files below /var/lib/kubelet. */
+    /** Connects with the kubeconfig file's current context, to nodes whose kubelets use {@code /var/lib/kubelet}. */
     public static KubeconfigBackend connect(Path kubeconfig) {
         return connect(kubeconfig, DEFAULT_KUBELET_ROOT);
     }

@@ -15,6 +15,7 @@ import io.kdra.apiserver.scheduling.SchedulingKinds;
 import io.kdra.apiserver.storage.Store;
 import io.kdra.kube.ExpressionChecker;
 import io.kdra.kube.stream.ExecProtocols;
+import io.kdra.kube.stream.PortForwardProtocols;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +68,8 @@ public final class ApiServer implements AutoCloseable {
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
                 .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024)
-                .setWebSocketSubProtocols(ExecProtocols.SERVED);
+                .setWebSocketSubProtocols(Stream.concat(ExecProtocols.SERVED.stream(),
+                        PortForwardProtocols.SERVED.stream()).toList());
         if (certificate != null) {
             options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
         }

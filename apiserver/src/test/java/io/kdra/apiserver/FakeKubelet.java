@@ -25,8 +25,13 @@ import java.util.regex.Pattern;
  *
  * <p>Exec commands: {@code env} prints the pod and container; {@code cat} echoes stdin until the v5 close signal;
  * {@code sh -c 'exit N'} exits with N; {@code sleep} runs until the client goes; anything else is not found (127).
+ *
+ * <p>Port forwarding ({@code /portForward}, channel protocol): port {@value #ECHO_PORT} answers what it gets in upper
+ * case; any other port reports on the error channel that nothing listens there.
  */
 final class FakeKubelet implements AutoCloseable {
+
+    static final int ECHO_PORT = 8080;
 
     private static final Pattern EXIT = Pattern.compile("exit (\\d+)");
 
@@ -75,6 +80,8 @@ final class FakeKubelet implements AutoCloseable {
             log(request, path[3], path[4]);
         } else if (path.length == 5 && path[1].equals("exec")) {
             exec(request, path[3], path[4]);
+        } else if (path.length == 4 && path[1].equals("portForward")) {
+            portForward(request);
         } else {
             request.response().setStatusCode(404).end("404 page not found");
         }
@@ -123,6 +130,26 @@ final class FakeKubelet implements AutoCloseable {
             socket.closeHandler(closed -> closedSessions.incrementAndGet());
             socket.writeBinaryMessage(Buffer.buffer(new byte[] {1}));
             run(socket, command, pod, container);
+        });
+    }
+
+    private void portForward(HttpServerRequest request) {
+        int port = Integer.parseInt(request.params().get("ports"));
+        request.toWebSocket().onSuccess(socket -> {
+            byte[] prefix = {(byte) (port & 0xff), (byte) (port >> 8)};
+            socket.writeBinaryMessage(Buffer.buffer().appendByte((byte) 0).appendBytes(prefix));
+            socket.writeBinaryMessage(Buffer.buffer().appendByte((byte) 1).appendBytes(prefix));
+            if (port != ECHO_PORT) {
+                write(socket, 1, "failed to connect to localhost:" + port + " inside namespace of the pod: "
+                        + "connection refused");
+                socket.close((short) 1000);
+                return;
+            }
+            socket.binaryMessageHandler(message -> {
+                if (message.length() > 1 && message.getUnsignedByte(0) == 0) {
+                    write(socket, 0, message.getString(1, message.length()).toUpperCase(java.util.Locale.ROOT));
+                }
+            });
         });
     }
 

@@ -3,12 +3,15 @@ package io.kdra.apiserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.LocalPortForward;
 import io.vertx.core.Vertx;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -130,6 +133,54 @@ class KubectlStreamsTest {
         assertThat(pending.exitValue()).isNotZero();
         assertThat(pending.output()).contains("pod pending does not have a host assigned");
         assertThat(kubectl("exec", "single", "--", "env").exitValue()).isZero();
+    }
+
+    @Test
+    void portForwardTunnelsSpdyOverWebSocket() throws Exception {
+        int localPort;
+        try (ServerSocket free = new ServerSocket(0)) {
+            localPort = free.getLocalPort();
+        }
+        // kubectl forwards only to a running pod
+        fixture.client.pods().inNamespace(ns).withName("single").editStatus(pod -> new PodBuilder(pod)
+                .editOrNewStatus().withPhase("Running").endStatus().build());
+        Process forward = start("port-forward", "-v=6", "pod/single", localPort + ":" + FakeKubelet.ECHO_PORT);
+        try {
+            BufferedReader output = new BufferedReader(new InputStreamReader(forward.getInputStream(),
+                    StandardCharsets.UTF_8));
+            StringBuilder seen = new StringBuilder();
+            String line;
+            while ((line = output.readLine()) != null && !line.startsWith("Forwarding from 127.0.0.1")) {
+                seen.append(line).append('\n');
+            }
+            assertThat(line).as(seen.toString()).isNotNull();
+            for (String word : List.of("hello", "again")) {
+                try (Socket socket = new Socket("127.0.0.1", localPort)) {
+                    socket.getOutputStream().write((word + "\n").getBytes(StandardCharsets.UTF_8));
+                    BufferedReader answer = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                            StandardCharsets.UTF_8));
+                    assertThat(answer.readLine()).isEqualTo(word.toUpperCase(java.util.Locale.ROOT));
+                }
+            }
+            assertThat(seen.toString()).doesNotContain("falling back");
+        } finally {
+            forward.destroy();
+            forward.waitFor(30, TimeUnit.SECONDS);
+
+        }
+    }
+
+    @Test
+    void portForwardOfFabric8UsesTheChannelProtocol() throws Exception {
+        try (LocalPortForward forward = fixture.client.pods().inNamespace(ns).withName("single")
+                .portForward(FakeKubelet.ECHO_PORT);
+                Socket socket = new Socket("127.0.0.1", forward.getLocalPort())) {
+            socket.getOutputStream().write("fabric8\n".getBytes(StandardCharsets.UTF_8));
+            BufferedReader answer = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(answer.readLine()).isEqualTo("FABRIC8");
+        }
+        assertThat(kubelet.requests).contains("/portForward/" + ns + "/single?ports=" + FakeKubelet.ECHO_PORT);
     }
 
     private static Kubectl.Run kubectl(String... args) {

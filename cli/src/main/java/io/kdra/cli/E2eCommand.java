@@ -3,6 +3,7 @@ package io.kdra.cli;
 import io.kdra.e2e.UpstreamSuite;
 import io.kdra.framework.ClusterRequirements;
 import io.kdra.framework.FrameworkExtension;
+import io.kdra.framework.proxy.ProxyDeployment;
 import io.kdra.framework.run.LabelFilter;
 import io.kdra.framework.run.PlannedSpec;
 import io.kdra.framework.run.RunReports;
@@ -46,8 +47,9 @@ final class E2eCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH",
-            description = "Run on the cluster of this kubeconfig instead of an embedded one; specs that deploy a"
-                    + " driver to its nodes are skipped there until kdra can proxy kubelet sockets.")
+            description = "Run on the cluster of this kubeconfig instead of an embedded one; each driver is deployed"
+                    + " with a proxy pod per node (" + ProxyDeployment.IMAGE + ") whose sockets reach this JVM"
+                    + " through exec and port-forward, as upstream's e2e.test does.")
     private Path kubeconfig;
 
     @Option(names = "--focus", paramLabel = "REGEX",

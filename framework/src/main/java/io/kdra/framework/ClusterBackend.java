@@ -29,11 +29,12 @@ public interface ClusterBackend extends AutoCloseable {
     Optional<String> nodeAccessUnavailable();
 
     /**
-     * How to reach one node.
+     * Prepares the instance's nodes for a driver in the test JVM. The caller closes the deployment after stopping the
+     * driver's plugins, also when starting them failed.
      *
      * @throws IllegalStateException when {@link #nodeAccessUnavailable()} is present
      */
-    NodeAccess node(String nodeName);
+    DriverDeployment deploy(DriverInstance instance);
 
     @Override
     void close();

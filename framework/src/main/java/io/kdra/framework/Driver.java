@@ -343,13 +343,30 @@ public final class Driver {
             publishMultiHost(admin, multiHost);
         }
         grantPluginPermissions(admin);
-        for (String nodeName : onNodes.nodeNames()) {
-            startPlugin(onNodes, nodeName, resources.get(nodeName));
-        }
-        if (withKubelet) {
-            Waits.until("kubelet plugin registration of " + name, framework.timeouts().pluginRegistration())
-                    .until(() -> nodes().values().stream()
-                            .allMatch(plugin -> CallMatcher.beRegistered().test(plugin.grpcCalls())));
+        DriverDeployment deployment = framework.backend().deploy(new DriverInstance(framework.namespace(), name,
+                name + instanceSuffix, nameSuffix + instanceSuffix, serviceAccountName(), onNodes.nodeNames(),
+                withKubelet));
+        // also when setUp fails; registered before the plugins start, so it runs after they stopped
+        framework.cleanup("remove the deployment of driver " + name + instanceSuffix, deployment::close);
+        try {
+            for (String nodeName : onNodes.nodeNames()) {
+                startPlugin(onNodes, nodeName, resources.get(nodeName), deployment.node(nodeName));
+            }
+            // as upstream's TearDown scales the proxy pods down after stopping the plugins
+            cleanup.add(deployment::close);
+            if (withKubelet) {
+                Waits.until("kubelet plugin registration of " + name, framework.timeouts().pluginRegistration())
+                        .until(() -> nodes().values().stream()
+                                .allMatch(plugin -> CallMatcher.beRegistered().test(plugin.grpcCalls())));
+            }
+        } catch (IOException | RuntimeException e) {
+            // the spec's cleanups do not stop plugins that setUp started before it failed
+            try {
+                tearDown();
+            } catch (RuntimeException stopping) {
+                e.addSuppressed(stopping);
+            }
+            throw e;
         }
         LOG.info("driver {}{} runs on {}", name, instanceSuffix, nodeNames());
     }
@@ -424,8 +441,8 @@ public final class Driver {
         });
     }
 
-    private void startPlugin(Nodes onNodes, String nodeName, DriverResources nodeResources) throws IOException {
-        NodeAccess access = framework.backend().node(nodeName);
+    private void startPlugin(Nodes onNodes, String nodeName, DriverResources nodeResources, NodeAccess access)
+            throws IOException {
         KubernetesClient client = usePrivilegedClient ? framework.client()
                 : access.driverClient(framework.namespace(), serviceAccountName());
         FaultInjector injector = new FaultInjector(nodeName, callCounts, failing);

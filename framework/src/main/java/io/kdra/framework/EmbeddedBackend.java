@@ -79,7 +79,21 @@ public final class EmbeddedBackend implements ClusterBackend {
         return Optional.empty();
     }
 
+    /** The nodes' directories are local: nothing is deployed. */
     @Override
+    public DriverDeployment deploy(DriverInstance instance) {
+        return new DriverDeployment() {
+            @Override
+            public NodeAccess node(String nodeName) {
+                return EmbeddedBackend.this.node(nodeName);
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    /** How the driver reaches one node: its directories, its CDI directory and its node-bound identity. */
     public NodeAccess node(String nodeName) {
         ClusterNode node = cluster.node(nodeName);
         FileOperations cdiFiles = new LocalFileOperations(node.cdiDirectory());

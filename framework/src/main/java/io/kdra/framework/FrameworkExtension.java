@@ -19,7 +19,8 @@ import org.opentest4j.TestAbortedException;
  * Runs a spec class's {@link Framework}: before each spec it picks the cluster backend, creates the namespace and runs
  * the registered before-each setup in order; after it, it runs the cleanups. The backend is the embedded cluster
  * (one for all specs of the run, with the requirements of every spec in it, see {@link #requirements}; started on
- * first use), or, with the system property {@value #KUBECONFIG_PROPERTY}, the cluster of that kubeconfig.
+ * first use), or, with the configuration parameter or system property {@value #KUBECONFIG_PROPERTY}, the cluster of
+ * that kubeconfig.
  */
 public final class FrameworkExtension implements BeforeEachCallback, AfterEachCallback {
 
@@ -76,7 +77,8 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
     }
 
     private static ClusterBackend backend(ExtensionContext context) {
-        String kubeconfig = System.getProperty(KUBECONFIG_PROPERTY);
+        // a configuration parameter of the run, or else the system property of the same name
+        String kubeconfig = context.getConfigurationParameter(KUBECONFIG_PROPERTY).orElse(null);
         Object key = kubeconfig != null ? Path.of(kubeconfig) : requirements(context);
         StartedBackend started = context.getRoot().getStore(STORE).computeIfAbsent(key, k -> {
             try {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kdra.framework.proxy.ProxyDeployment;
 import io.kdra.kube.KubernetesVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,31 +14,38 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Any cluster, reached through a kubeconfig. Specs that only use the API run; deploying the driver to a node needs
- * the proxy pods of the real-cluster path, which is not built yet, so specs that deploy a driver are skipped with
- * {@link #NODE_ACCESS_UNAVAILABLE}.
+ * Any cluster, reached through a kubeconfig, as upstream's e2e.test runs: a driver is deployed per spec with a proxy
+ * pod on each of its nodes ({@link ProxyDeployment}), and its gRPC servers run in the test JVM behind the nodes'
+ * sockets.
  */
 public final class KubeconfigBackend implements ClusterBackend {
 
-    /** The reason specs that deploy a driver are skipped on this backend. */
-    public static final String NODE_ACCESS_UNAVAILABLE = "deploying the test driver to the nodes of a cluster reached "
-            + "through a kubeconfig needs the proxy pods of the real-cluster path, which kdra does not have yet";
+    /** The kubelet's root directory on the nodes when none is given, as upstream's {@code --kubelet-root-dir}. */
+    public static final Path DEFAULT_KUBELET_ROOT = Path.of("/var/lib/kubelet");
 
     private final KubernetesClient client;
+    private final Path kubeletRootDirectory;
 
-    private KubeconfigBackend(KubernetesClient client) {
+    private KubeconfigBackend(KubernetesClient client, Path kubeletRootDirectory) {
         this.client = client;
+        this.kubeletRootDirectory = kubeletRootDirectory;
     }
 
-    /** Connects with the kubeconfig file's current context. */
+    /** Connects with the kubeconfig file's current context, to nodes whose kubelets use {@code /var/lib/kubelet}. */
     public static KubeconfigBackend connect(Path kubeconfig) {
+        return connect(kubeconfig, DEFAULT_KUBELET_ROOT);
+    }
+
+    /** Connects with the kubeconfig file's current context, to nodes whose kubelets use the given root directory. */
+    public static KubeconfigBackend connect(Path kubeconfig, Path kubeletRootDirectory) {
         String content;
         try {
             content = Files.readString(kubeconfig);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read kubeconfig " + kubeconfig, e);
         }
-        return new KubeconfigBackend(new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(content)).build());
+        return new KubeconfigBackend(new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(content)).build(),
+                kubeletRootDirectory);
     }
 
     @Override
@@ -63,12 +71,12 @@ public final class KubeconfigBackend implements ClusterBackend {
 
     @Override
     public Optional<String> nodeAccessUnavailable() {
-        return Optional.of(NODE_ACCESS_UNAVAILABLE);
+        return Optional.empty();
     }
 
     @Override
-    public NodeAccess node(String nodeName) {
-        throw new IllegalStateException(NODE_ACCESS_UNAVAILABLE);
+    public DriverDeployment deploy(DriverInstance instance) {
+        return ProxyDeployment.create(client, instance, kubeletRootDirectory);
     }
 
     @Override

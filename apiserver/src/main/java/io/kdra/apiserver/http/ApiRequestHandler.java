@@ -209,15 +209,19 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         return new Call(request, info, type, user, body);
     }
 
-    /** A WebSocket is a pod's exec stream or a watch. */
+    /** A WebSocket is a pod's exec or port-forward stream, or a watch. */
     private void upgrade(HttpServerRequest request, UserInfo user) {
         RequestInfo info = RequestInfo.parse(request.path());
-        if (info != null && "exec".equals(info.subresource())) {
+        if (info != null && ("exec".equals(info.subresource()) || "portforward".equals(info.subresource()))) {
             Call call = call(request, info, user, new byte[0]);
-            if (!call.type().hasSubresource("exec")) {
+            if (!call.type().hasSubresource(info.subresource())) {
                 throw ApiException.pathNotFound();
             }
-            subresources.exec(call);
+            if ("exec".equals(info.subresource())) {
+                subresources.exec(call);
+            } else {
+                subresources.portForward(call);
+            }
             return;
         }
         if (info == null || info.name() != null || request.method() != HttpMethod.GET) {

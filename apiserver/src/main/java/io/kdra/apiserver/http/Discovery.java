@@ -23,7 +23,8 @@ final class Discovery {
             "eviction", List.of("create"),
             "finalize", List.of("update"),
             "log", List.of("get"),
-            "exec", List.of("create", "get"));
+            "exec", List.of("create", "get"),
+            "portforward", List.of("create", "get"));
 
     private static final Pattern KUBE_VERSION = Pattern.compile("v(\\d+)(?:(alpha|beta)(\\d+))?");
 
@@ -186,6 +187,7 @@ final class Discovery {
             }
             case "binding" -> resource.put("kind", "Binding");
             case "exec" -> resource.put("kind", "PodExecOptions");
+            case "portforward" -> resource.put("kind", "PodPortForwardOptions");
             case "eviction" -> {
                 resource.put("group", "policy");
                 resource.put("version", "v1");

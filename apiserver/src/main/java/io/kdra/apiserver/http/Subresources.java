@@ -24,8 +24,8 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The subresources: status, scale (ReplicaSet), binding, eviction, log and exec (Pod), finalize (Namespace). Log
- * and exec are forwarded to the pod's node by the {@link NodeProxy}.
+ * The subresources: status, scale (ReplicaSet), binding, eviction, log, exec and portforward (Pod), finalize
+ * (Namespace). Log, exec and portforward are forwarded to the pod's node by the {@link NodeProxy}.
  */
 final class Subresources {
 
@@ -67,6 +67,7 @@ final class Subresources {
                 nodeProxy.log(call.request(), call.namespace(), call.info().name());
             }
             case "exec" -> exec(call);
+            case "portforward" -> portForward(call);
             case "finalize" -> {
                 if (method != HttpMethod.PUT) {
                     throw ApiException.methodNotAllowed();
@@ -87,6 +88,15 @@ final class Subresources {
             throw ApiException.methodNotAllowed();
         }
         nodeProxy.exec(call.request(), call.namespace(), call.info().name());
+    }
+
+    /** A pods/portforward request that is no WebSocket upgrade: refused by the proxy's checks, as exec. */
+    void portForward(Call call) {
+        HttpMethod method = call.request().method();
+        if (method != HttpMethod.GET && method != HttpMethod.POST) {
+            throw ApiException.methodNotAllowed();
+        }
+        nodeProxy.portForward(call.request(), call.namespace(), call.info().name());
     }
 
     private static void requirePost(Call call, HttpMethod method, Runnable action) {

@@ -5,6 +5,7 @@ import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.kube.stream.ExecProtocols;
+import io.kdra.kube.stream.PortForwardProtocols;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -21,6 +22,7 @@ import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +31,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Serves the pod subresources that kube-apiserver forwards to the pod's kubelet: {@code pods/log} as a streamed
- * HTTP GET of the kubelet's {@code /containerLogs}, and {@code pods/exec} as a WebSocket joined to the kubelet's
- * {@code /exec}. The pod, its container and its node are checked here with kube-apiserver's messages; what the
- * kubelet answers is passed on.
+ * HTTP GET of the kubelet's {@code /containerLogs}, {@code pods/exec} and {@code pods/portforward} as WebSockets joined
+ * to the kubelet's {@code /exec} and {@code /portForward}. The pod, its container and its node are checked here with
+ * kube-apiserver's messages; what the kubelet answers is passed on.
  */
 public final class NodeProxy {
 
@@ -132,6 +134,75 @@ public final class NodeProxy {
                             : KubeletEndpoint.unavailable(kubelet.node(),
                                     String.format("GET ws://%s%s: %s", kubelet, uri, describe(e))));
                 });
+    }
+
+    /**
+     * {@code GET|POST pods/<name>/portforward} with a WebSocket upgrade. The kubelet's channel protocol (fabric8) is
+     * joined to the kubelet's {@code /portForward} as exec is; kubectl's SPDY tunnel is served here, each forwarded
+     * connection (a pair of SPDY streams) becoming one channel-protocol WebSocket to the kubelet.
+     *
+     * @throws ApiException for a missing pod or node, a pod not on a node, invalid ports, or a request that is no
+     *     WebSocket upgrade with a served subprotocol (SPDY without the tunnel is not served)
+     */
+    public void portForward(HttpServerRequest request, String namespace, String name) {
+        ObjectNode pod = registry.get(pods, namespace, name);
+        String nodeName = Json.text(pod, "spec", "nodeName");
+        if (nodeName == null || nodeName.isEmpty()) {
+            throw ApiException.badRequest(String.format("pod %s does not have a host assigned", name));
+        }
+        KubeletEndpoint kubelet = kubelet(nodeName);
+        String protocol = PortForwardProtocols.negotiate(request.getHeader("Upgrade"),
+                request.headers().getAll("Sec-WebSocket-Protocol"), PortForwardProtocols.SERVED)
+                .orElseThrow(() -> ApiException.badRequest(String.format(
+                        "unable to upgrade connection: port forwarding needs a WebSocket with one of the "
+                                + "subprotocols %s", PortForwardProtocols.SERVED)));
+        String path = String.format("/portForward/%s/%s", namespace, name);
+        if (protocol.equals(PortForwardProtocols.SPDY_TUNNEL)) {
+            request.toWebSocket()
+                    .onSuccess(client -> SpdyPortForwardTunnel.serve(client, port -> webSockets.connect(
+                            new WebSocketConnectOptions().setHost(kubelet.host()).setPort(kubelet.port())
+                                    .setURI(path + "?ports=" + port)
+                                    .setSubProtocols(List.of(PortForwardProtocols.CHANNELS.get(0))))))
+                    .onFailure(e -> LOG.debug("upgrading {} failed: {}", request.uri(), e.toString()));
+            return;
+        }
+        List<String> ports = forwardedPorts(request.params().getAll("ports"));
+        String uri = path + "?" + String.join("&", ports.stream().map(port -> "ports=" + port).toList());
+        request.pause();
+        webSockets.connect(new WebSocketConnectOptions().setHost(kubelet.host()).setPort(kubelet.port()).setURI(uri)
+                        .setSubProtocols(List.of(protocol)))
+                .onSuccess(node -> upgrade(request, node, protocol))
+                .onFailure(e -> {
+                    request.resume();
+                    fail(request.response(), e instanceof UpgradeRejectedException rejected
+                            ? fromKubelet(rejected.getStatus(), rejected.getBody(), name)
+                            : KubeletEndpoint.unavailable(kubelet.node(),
+                                    String.format("GET ws://%s%s: %s", kubelet, uri, describe(e))));
+                });
+    }
+
+    /** The {@code ports} of a channel-protocol request, each repeated or comma-separated, as the kubelet reads them. */
+    private static List<String> forwardedPorts(List<String> values) {
+        List<String> ports = new ArrayList<>();
+        for (String value : values) {
+            for (String port : value.split(",")) {
+                String trimmed = port.trim();
+                int number;
+                try {
+                    number = Integer.parseInt(trimmed);
+                } catch (NumberFormatException e) {
+                    throw ApiException.badRequest("invalid port \"" + trimmed + "\"");
+                }
+                if (number < 1 || number > 65535) {
+                    throw ApiException.badRequest(String.format("port %d must be > 0 and < 65536", number));
+                }
+                ports.add(trimmed);
+            }
+        }
+        if (ports.isEmpty()) {
+            throw ApiException.badRequest("query parameter \"ports\" is required");
+        }
+        return ports;
     }
 
     private static void upgrade(HttpServerRequest request, WebSocket node, String protocol) {

@@ -106,9 +106,13 @@ final class WebSocketPipe {
 
     private static void forward(Object message, WebSocketBase to, WebSocketBase from) {
         write(to, message);
-        if (to.writeQueueFull()) {
-            from.pause();
-            to.drainHandler(drained -> from.resume());
+        try {
+            if (to.writeQueueFull()) {
+                from.pause();
+                to.drainHandler(drained -> from.resume());
+            }
+        } catch (IllegalStateException closedMeanwhile) {
+            // the other side's close handler closes this side too
         }
     }
 

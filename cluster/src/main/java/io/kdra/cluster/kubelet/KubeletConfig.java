@@ -28,6 +28,9 @@ public record KubeletConfig(String nodeName, Path rootDirectory, Map<String, Str
         Map<String, String> capacity, KubernetesVersion kubeletVersion, FeatureGates featureGates, Timing timing,
         int serverPort) {
 
+    /** The real kubelet's root directory, as pods and drivers name paths in it. */
+    public static final String KUBELET_ROOT = "/var/lib/kubelet";
+
     /** The capacity of a node when none is given. */
     public static final Map<String, String> DEFAULT_CAPACITY = Map.of("cpu", "4", "memory", "16Gi", "pods", "110",
             "ephemeral-storage", "100Gi");
@@ -90,6 +93,26 @@ public record KubeletConfig(String nodeName, Path rootDirectory, Map<String, Str
     /** {@code <root>/cdi}, the node's CDI spec directory (a real node's {@code /var/run/cdi}). */
     public Path cdiDirectory() {
         return rootDirectory.resolve("cdi");
+    }
+
+    /**
+     * Where a path of the node's file system, as pods name it in hostPath volumes and drivers in the sockets they
+     * advertise, lies on this machine: {@value #KUBELET_ROOT} is the root directory, {@code /var/run/cdi} and
+     * {@code /etc/cdi} the CDI directory, anything else below {@code <root>/host}. A path already below the root
+     * directory is itself, so a driver of the embedded backend may name its sockets either way.
+     */
+    public Path hostPath(String path) {
+        Path absolute = Path.of(path).normalize();
+        if (!absolute.isAbsolute() || absolute.startsWith(rootDirectory)) {
+            return absolute;
+        }
+        for (Map.Entry<Path, Path> mapped : Map.of(Path.of(KUBELET_ROOT), rootDirectory,
+                Path.of("/var/run/cdi"), cdiDirectory(), Path.of("/etc/cdi"), cdiDirectory()).entrySet()) {
+            if (absolute.startsWith(mapped.getKey())) {
+                return mapped.getValue().resolve(mapped.getKey().relativize(absolute).toString());
+            }
+        }
+        return rootDirectory.resolve("host").resolve(Path.of("/").relativize(absolute).toString());
     }
 
     /** {@code <root>/dra_manager_state}, the DRA manager's checkpoint. */

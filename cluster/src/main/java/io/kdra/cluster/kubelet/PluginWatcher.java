@@ -253,7 +253,9 @@ final class PluginWatcher {
                 notify(channel, false, error);
                 throw new RegistrationException(error);
             }
-            String endpoint = info.getEndpoint().isEmpty() ? socket.toString() : info.getEndpoint();
+            // a driver names its socket as the node's path, which the kubelet finds in its own directories
+            String endpoint = info.getEndpoint().isEmpty() ? socket.toString()
+                    : config.hostPath(info.getEndpoint()).toString();
             try {
                 plugins.validate(info.getName(), endpoint, info.getSupportedVersionsList());
             } catch (IllegalArgumentException e) {

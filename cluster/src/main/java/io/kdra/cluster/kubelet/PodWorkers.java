@@ -3,6 +3,8 @@ package io.kdra.cluster.kubelet;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -15,9 +17,13 @@ import io.kdra.kube.client.Informers;
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.runtime.ContainerConfig;
+import io.kdra.cluster.runtime.ContainerConfig.Mount;
 import io.kdra.cluster.runtime.ContainerRuntime;
 import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
 import io.kdra.cluster.runtime.RunningContainer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -444,17 +450,23 @@ final class PodWorkers {
         Pod pod = state.pod;
         List<String> cdiDevices;
         Map<String, String> env;
+        List<Mount> mounts;
         try {
             cdiDevices = dra.cdiDevices(pod, container);
             env = environment.environment(pod, container);
+            mounts = hostPathMounts(pod, container);
         } catch (DraManager.DraException | ContainerEnvironment.ConfigException e) {
             failStart(state, container, record, "CreateContainerConfigError", e.getMessage());
+            return;
+        } catch (IOException e) {
+            failStart(state, container, record, "CreateContainerConfigError",
+                    "failed to prepare hostPath volumes: " + e.getMessage());
             return;
         }
         ContainerConfig containerConfig = new ContainerConfig(
                 new PodContainer(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), container.getName()),
                 state.uid, record.restartCount, container.getImage(), ContainerEnvironment.command(container, env),
-                env, container.getWorkingDir(), cdiDevices);
+                env, container.getWorkingDir(), cdiDevices, mounts);
         RunningContainer started;
         try {
             started = runtime.start(containerConfig);
@@ -469,6 +481,34 @@ final class PodWorkers {
                 "Created container: " + container.getName());
         event(pod, container.getName(), EventRecorder.NORMAL, "Started", "Started container " + container.getName());
         started.exit().whenComplete((code, error) -> enqueue(state));
+    }
+
+    /**
+     * The container's mounts of hostPath volumes, each at the node's directory for that host path
+     * ({@link KubeletConfig#hostPath}); a {@code DirectoryOrCreate} directory is created as the kubelet does. Other
+     * volume types have no files here and are not mounted.
+     */
+    private List<Mount> hostPathMounts(Pod pod, Container container) throws IOException {
+        Map<String, Volume> volumes = new HashMap<>();
+        if (pod.getSpec().getVolumes() != null) {
+            pod.getSpec().getVolumes().forEach(volume -> volumes.put(volume.getName(), volume));
+        }
+        List<Mount> mounts = new ArrayList<>();
+        for (VolumeMount volumeMount : container.getVolumeMounts() == null ? List.<VolumeMount>of()
+                : container.getVolumeMounts()) {
+            Volume volume = volumes.get(volumeMount.getName());
+            if (volume == null || volume.getHostPath() == null) {
+                continue;
+            }
+            Path host = config.hostPath(volume.getHostPath().getPath());
+            if ("DirectoryOrCreate".equals(volume.getHostPath().getType())) {
+                Files.createDirectories(host);
+            }
+            String subPath = volumeMount.getSubPath();
+            mounts.add(new Mount(volumeMount.getMountPath(),
+                    subPath == null || subPath.isEmpty() ? host : host.resolve(subPath)));
+        }
+        return mounts;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.kdra.cluster.runtime;
 
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -18,13 +19,48 @@ import java.util.Map;
  *     before CDI edits
  * @param workingDir the pod's {@code workingDir}, or null
  * @param cdiDevices the fully qualified CDI device IDs of the container's DRA claims, in the kubelet's order
+ * @param mounts the container's hostPath volume mounts, resolved on the node
  */
 public record ContainerConfig(PodContainer id, String podUid, int attempt, String image, List<String> command,
-        Map<String, String> env, String workingDir, List<String> cdiDevices) {
+        Map<String, String> env, String workingDir, List<String> cdiDevices, List<Mount> mounts) {
 
     public ContainerConfig {
         command = List.copyOf(command);
         env = Map.copyOf(env);
         cdiDevices = List.copyOf(cdiDevices);
+        mounts = List.copyOf(mounts);
+    }
+
+    /**
+     * A directory of the node seen by the container at another path.
+     *
+     * @param containerPath where the container sees it, absolute
+     * @param hostPath the node's directory
+     */
+    public record Mount(String containerPath, Path hostPath) {}
+
+    /**
+     * Where a path the container names lies on the node: below the mount with the longest matching container path, or
+     * the path itself when no mount covers it (processes of the local runtimes share the node's file system).
+     */
+    public Path resolve(String path) {
+        Mount best = null;
+        String bestPrefix = null;
+        for (Mount mount : mounts) {
+            // "/cdi/" mounted covers "/cdi" itself too
+            String prefix = mount.containerPath().length() > 1 && mount.containerPath().endsWith("/")
+                    ? mount.containerPath().substring(0, mount.containerPath().length() - 1)
+                    : mount.containerPath();
+            boolean covers = path.equals(prefix) || path.startsWith(prefix.endsWith("/") ? prefix : prefix + "/");
+            if (covers && (best == null || prefix.length() > bestPrefix.length())) {
+                best = mount;
+                bestPrefix = prefix;
+            }
+        }
+        if (best == null) {
+            return Path.of(path);
+        }
+        String rest = path.substring(bestPrefix.length()).replaceFirst("^/+", "");
+        return rest.isEmpty() ? best.hostPath() : best.hostPath().resolve(rest);
     }
 }

@@ -1,13 +1,15 @@
 package io.kdra.cluster.runtime;
 
 import io.kdra.plugin.cdi.Mount;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /**
- * The CDI mounts of a container, for runtimes whose containers are host processes without a mount namespace: a
- * command that names a mount's container path gets the host path instead, so that {@code cat <container path>} reads
- * the mounted file. Paths of other containers' mounts stay as they are and so are missing, as in a real container.
+ * The mounts of a container (CDI mounts and volume mounts such as hostPath), for runtimes whose containers are host
+ * processes without a mount namespace: a command that names a path below a mount's container path gets the host path
+ * instead, so that {@code cat <container path>} reads the mounted file and {@code mv /cdi/a.tmp /cdi/a} moves it on the
+ * node. Paths of other containers' mounts stay as they are and so are missing, as in a real container.
  *
  * <p>A container path is replaced where it stands as a path of its own within an argument (also inside a shell
  * script): not preceded by a path character, and followed by the end, a {@code /} or a character that cannot be part
@@ -31,6 +33,20 @@ final class ContainerPaths {
         return new ContainerPaths(mounts.stream()
                 .sorted(Comparator.comparingInt((Mount mount) -> mount.containerPath().length()).reversed())
                 .toList());
+    }
+
+    /** The paths of a container's CDI mounts and of its volume mounts (a volume at {@code /} maps nothing). */
+    static ContainerPaths of(List<Mount> cdiMounts, ContainerConfig container) {
+        List<Mount> mounts = new ArrayList<>(cdiMounts);
+        for (ContainerConfig.Mount volume : container.mounts()) {
+            String path = volume.containerPath().length() > 1 && volume.containerPath().endsWith("/")
+                    ? volume.containerPath().substring(0, volume.containerPath().length() - 1)
+                    : volume.containerPath();
+            if (!path.equals("/")) {
+                mounts.add(new Mount(container.resolve(path).toString(), path, null, null));
+            }
+        }
+        return of(mounts);
     }
 
     /** The command with every mounted container path replaced by its host path. */

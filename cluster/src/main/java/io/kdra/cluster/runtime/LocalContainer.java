@@ -136,15 +136,20 @@ final class LocalContainer implements RunningContainer {
     }
 
     /**
-     * Starts a command in this container's environment and working directory, with the container paths of its CDI
-     * mounts made host paths; it dies with the container.
+     * Starts a command in this container's environment and working directory; it dies with the container. Arguments
+     * that name paths below the container's CDI or volume mounts name the host's instead, as the container would see
+     * them through its mount namespace.
      */
     Process exec(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(cdiEdits.mounts()).rewrite(command))
+        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(cdiEdits.mounts(), config).rewrite(command))
                 .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);
-        Process started = builder.start();
+        return adopt(builder.start());
+    }
+
+    /** Makes a command started for this container die with it. */
+    Process adopt(Process started) {
         execs.add(started);
         started.onExit().thenRun(() -> execs.remove(started));
         if (ending.get()) {
@@ -166,6 +171,10 @@ final class LocalContainer implements RunningContainer {
     }
 
     private static void killTree(Process process) {
+        if (process instanceof HostPathPluginProxy inJvm) {
+            inJvm.destroy();
+            return;
+        }
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.toHandle().destroyForcibly();
     }

@@ -7,6 +7,8 @@ import io.kdra.cluster.runtime.cdi.UnresolvableCdiDevicesException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What both local runtimes share: CDI resolution before a start, the container's environment, the instances by pod
- * (the latest and the previous of each container, for logs with {@code previous}), exec, and the end of it all.
+ * (the latest and the previous of each container, for logs with {@code previous}), exec (with the driver proxy of
+ * upstream's e2e run in the JVM, {@link HostPathPluginProxy}), the pods' ports, and the end of it all.
  */
 abstract class LocalRuntime implements ContainerRuntime {
 
@@ -38,6 +41,7 @@ abstract class LocalRuntime implements ContainerRuntime {
     private static final long CLOSE_WAIT_SECONDS = 30;
 
     private final CdiRegistry cdi;
+    private final PodPorts ports = new PodPorts();
     /** Pods by UID. */
     private final Map<String, Pod> pods = new HashMap<>();
     /** The UID of the pod of a namespace and name that started a container last. */
@@ -138,7 +142,23 @@ abstract class LocalRuntime implements ContainerRuntime {
         if (history == null || !history.latest().running()) {
             throw new ContainerNotFoundException("container not found (\"" + target.container() + "\")");
         }
-        return history.latest().exec(command);
+        LocalContainer container = history.latest();
+        if (HostPathPluginProxy.runs(command)) {
+            return container.adopt(HostPathPluginProxy.start(command, container.config(), ports));
+        }
+        return container.exec(command);
+    }
+
+    @Override
+    public InetSocketAddress portAddress(String namespace, String pod, int port) throws ContainerNotFoundException {
+        String uid;
+        synchronized (this) {
+            uid = uids.get(new PodName(namespace, pod));
+        }
+        if (uid == null) {
+            throw new ContainerNotFoundException("pod \"" + pod + "\" has no container on this node");
+        }
+        return ports.find(uid, port).orElseGet(() -> new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
     }
 
     @Override
@@ -148,6 +168,7 @@ abstract class LocalRuntime implements ContainerRuntime {
             pod = pods.remove(podUid);
             uids.values().remove(podUid);
         }
+        ports.removePod(podUid);
         if (pod == null) {
             return;
         }

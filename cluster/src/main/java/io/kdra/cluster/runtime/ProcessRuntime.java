@@ -71,7 +71,7 @@ public final class ProcessRuntime extends LocalRuntime {
         } catch (IOException e) {
             throw new ContainerStartException("failed to create container log: " + e, e);
         }
-        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(edits.mounts()).rewrite(config.command()))
+        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(edits.mounts(), config).rewrite(config.command()))
                 .directory(home.toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));

@@ -2,8 +2,11 @@ package io.kdra.cluster.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.plugin.cdi.Mount;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ContainerPathsTest {
@@ -34,5 +37,17 @@ class ContainerPathsTest {
     void withoutMountsTheCommandStaysAsItIs() {
         List<String> command = List.of("cat", "/data");
         assertThat(ContainerPaths.of(List.of()).rewrite(command)).isSameAs(command);
+    }
+
+    @Test
+    void volumeMountsMapLikeCdiMounts() {
+        ContainerConfig container = new ContainerConfig(new PodContainer("ns", "proxy", "proxy"), "uid", 0, "image",
+                List.of(), Map.of(), null, List.of(), List.of(
+                        new ContainerConfig.Mount("/cdi/", Path.of("/node-1/cdi")),
+                        new ContainerConfig.Mount("/", Path.of("/node-1/host"))));
+        assertThat(ContainerPaths.of(List.of(), container)
+                .rewrite(List.of("sh", "-c", "base64 -d >'/cdi/x.tmp' && mv /cdi/x.tmp /cdi/x", "/etc/hosts")))
+                .containsExactly("sh", "-c", "base64 -d >'/node-1/cdi/x.tmp' && mv /node-1/cdi/x.tmp /node-1/cdi/x",
+                        "/etc/hosts");
     }
 }

@@ -61,7 +61,7 @@ class ProcessRuntimeTest {
     static ContainerConfig config(String container, int attempt, List<String> command, Map<String, String> env,
             List<String> devices) {
         return new ContainerConfig(new PodContainer("ns", "pod", container), UID, attempt, "busybox", command, env,
-                null, devices);
+                null, devices, List.of());
     }
 
     static List<String> sh(String script) {

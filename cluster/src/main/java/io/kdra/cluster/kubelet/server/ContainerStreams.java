@@ -2,6 +2,7 @@ package io.kdra.cluster.kubelet.server;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
@@ -32,6 +33,15 @@ public interface ContainerStreams {
      * @throws IOException when the command cannot be started (for instance, not found on the PATH)
      */
     Process exec(PodContainer target, List<String> command) throws ContainerNotFoundException, IOException;
+
+    /**
+     * Where the kubelet connects to forward a port of a pod on this node ({@code pods/portforward}): the pod's own
+     * listener when one of its commands runs in the runtime itself, otherwise the loopback address with that port
+     * (the local runtimes' processes share the node's network).
+     *
+     * @throws ContainerNotFoundException when the pod has no container on this node
+     */
+    InetSocketAddress portAddress(String namespace, String pod, int port) throws ContainerNotFoundException;
 
     /** A pod's container on this node. */
     record PodContainer(String namespace, String pod, String container) {}

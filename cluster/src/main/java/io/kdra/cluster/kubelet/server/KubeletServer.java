@@ -6,6 +6,7 @@ import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerNotFoundExceptio
 import io.kdra.cluster.kubelet.server.ContainerStreams.ContainerUnavailableException;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.kube.stream.ExecProtocols;
+import io.kdra.kube.stream.PortForwardProtocols;
 import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -15,8 +16,11 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,13 +32,15 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A simulated kubelet's HTTP server on 127.0.0.1, with the endpoints kube-apiserver and Prometheus use on a real
  * kubelet ({@code pkg/kubelet/server/server.go}): {@code /healthz}, {@code /metrics}, {@code /containerLogs} (plain
- * text, streamed while following) and {@code /exec} (WebSocket, channel protocol v5 or v4). Containers are reached
+ * text, streamed while following), {@code /exec} (WebSocket, channel protocol v5 or v4) and {@code /portForward}
+ * (WebSocket, channel protocol). Containers are reached
  * through the node's {@link ContainerStreams}. Errors are plain text, as the kubelet writes them.
  */
 public final class KubeletServer implements AutoCloseable {
@@ -44,6 +50,7 @@ public final class KubeletServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KubeletServer.class);
     private static final String LOOPBACK = "127.0.0.1";
     private static final int CHUNK = 32 * 1024;
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final Vertx vertx;
@@ -52,6 +59,7 @@ public final class KubeletServer implements AutoCloseable {
     private final ExecutorService blocking = Executors.newCachedThreadPool(daemonThreads());
     private final Set<Runnable> open = ConcurrentHashMap.newKeySet();
     private final HttpServer server;
+    private final NetClient network;
     private int port;
 
     /**
@@ -62,8 +70,10 @@ public final class KubeletServer implements AutoCloseable {
         this.vertx = vertx;
         this.streams = streams;
         this.metrics = metrics;
+        this.network = vertx.createNetClient(new NetClientOptions().setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
         this.server = vertx.createHttpServer(new HttpServerOptions().setHost(LOOPBACK).setPort(0)
-                        .setWebSocketSubProtocols(ExecProtocols.SERVED))
+                        .setWebSocketSubProtocols(Stream.concat(ExecProtocols.SERVED.stream(),
+                                PortForwardProtocols.CHANNELS.stream()).toList()))
                 .requestHandler(this::handle);
     }
 
@@ -82,6 +92,7 @@ public final class KubeletServer implements AutoCloseable {
     public void close() {
         server.close().await();
         open.forEach(Runnable::run);
+        network.close();
         open.clear();
         blocking.shutdownNow();
     }
@@ -102,6 +113,11 @@ public final class KubeletServer implements AutoCloseable {
                     // /exec/{namespace}/{pod}/{container}, or with the pod's uid before the container
                     require(request, path.size() == 4 || path.size() == 5, Set.of(HttpMethod.GET, HttpMethod.POST));
                     exec(request, new PodContainer(path.get(1), path.get(2), path.get(path.size() - 1)));
+                }
+                case "portForward" -> {
+                    // /portForward/{namespace}/{pod}, or with the pod's uid after it
+                    require(request, path.size() == 3 || path.size() == 4, Set.of(HttpMethod.GET, HttpMethod.POST));
+                    portForward(request, path.get(1), path.get(2));
                 }
                 default -> throw new RequestError(404, "404 page not found");
             }
@@ -237,6 +253,45 @@ public final class KubeletServer implements AutoCloseable {
                 }
             }));
         });
+    }
+
+    private void portForward(HttpServerRequest request, String namespace, String pod) {
+        List<Integer> ports = new ArrayList<>();
+        for (String value : request.params().getAll("ports")) {
+            for (String port : value.split(",")) {
+                try {
+                    int number = Integer.parseInt(port.trim());
+                    if (number < 1 || number > 65535) {
+                        throw new NumberFormatException();
+                    }
+                    ports.add(number);
+                } catch (NumberFormatException e) {
+                    throw new RequestError(400, "error parsing ports: invalid port \"" + port + "\"");
+                }
+            }
+        }
+        if (ports.isEmpty()) {
+            throw new RequestError(400, "query parameter \"port\" is required");
+        }
+        if (PortForwardProtocols.negotiate(request.getHeader("Upgrade"),
+                request.headers().getAll("Sec-WebSocket-Protocol"), PortForwardProtocols.CHANNELS).isEmpty()) {
+            throw new RequestError(400, "unable to upgrade: port forwarding needs a WebSocket with one of the "
+                    + "subprotocols " + PortForwardProtocols.CHANNELS + " (SPDY is not served)");
+        }
+        List<InetSocketAddress> targets = new ArrayList<>();
+        try {
+            for (int port : ports) {
+                targets.add(streams.portAddress(namespace, pod, port));
+            }
+        } catch (ContainerNotFoundException e) {
+            throw new RequestError(404, e.getMessage());
+        }
+        request.toWebSocket().onSuccess(socket -> {
+            PortForwardSession session = new PortForwardSession(socket, ports, targets, network);
+            Runnable end = session::end;
+            open.add(end);
+            session.start(() -> open.remove(end));
+        }).onFailure(e -> LOG.debug("port-forward upgrade failed: {}", e.toString()));
     }
 
     /**

@@ -3,13 +3,15 @@ package io.kdra.cluster.kubelet.server;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Containers of one pod ({@code ns/pod}) backed by real processes: {@code main} has the log "one two three" (lines)
  * and runs exec commands; {@code follower}'s followed log is a running shell that prints "first", then echoes the
- * line written to its stdin and exits.
+ * line written to its stdin and exits. Its ports are the loopback's.
  */
 final class ProcessStreams implements ContainerStreams {
 
@@ -44,6 +46,12 @@ final class ProcessStreams implements ContainerStreams {
     public Process exec(PodContainer target, List<String> command) throws ContainerNotFoundException, IOException {
         check(target);
         return start(command);
+    }
+
+    @Override
+    public InetSocketAddress portAddress(String namespace, String pod, int port) throws ContainerNotFoundException {
+        check(new PodContainer(namespace, pod, "main"));
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     }
 
     /** @return the last process started */

@@ -24,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,8 @@ public final class KubeletPlugin implements AutoCloseable {
     public static final Path KUBELET_PLUGINS_DIR = Path.of("/var/lib/kubelet/plugins");
     /** The name of the lock file that serializes calls across instances during rolling updates. */
     public static final String SERIALIZE_LOCK_FILE = "serialize.lock";
+    /** The DRA socket's default file name in the plugin data directory, as upstream's {@code PluginSocket}. */
+    public static final String DEFAULT_PLUGIN_SOCKET = "dra.sock";
     private static final Pattern DNS_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final int MAX_DRIVER_NAME_LENGTH = 63;
@@ -75,6 +78,8 @@ public final class KubeletPlugin implements AutoCloseable {
     private final RegistrationService registration;
     private final HealthStreams health = new HealthStreams();
     private final boolean healthServed;
+    private final boolean draServed;
+    private final boolean registrationServed;
     private final PublishSettings publishing;
     private final Duration stopGracePeriod;
     private final EventLoopGroup eventLoops;
@@ -91,7 +96,9 @@ public final class KubeletPlugin implements AutoCloseable {
         this.draSocket = draSocket;
         this.supportedVersions = settings.services.stream().map(ServedService::advertisedName).toList();
         this.registration = new RegistrationService(driverName, draSocket.toString(), supportedVersions);
-        this.healthServed = settings.services.stream().anyMatch(ServedService::isHealth);
+        this.healthServed = settings.draService && settings.services.stream().anyMatch(ServedService::isHealth);
+        this.draServed = settings.draService;
+        this.registrationServed = settings.registrationService;
         this.publishing = new PublishSettings(settings.client, settings.nodeName, settings.nodeUid,
                 settings.sliceErrorHandler, settings.sliceSyncDelay, settings.deleteSlicesOnStop,
                 settings.reconcilePoolWithName);
@@ -129,6 +136,11 @@ public final class KubeletPlugin implements AutoCloseable {
     /** {@code PluginInfo.supported_versions} as advertised, in preference order. */
     public List<String> supportedVersions() {
         return supportedVersions;
+    }
+
+    /** Whether this instance serves a DRAResourceHealth service, so that {@link #reportHealth} reaches the kubelet. */
+    public boolean servesHealth() {
+        return healthServed;
     }
 
     /** What the kubelet last reported through NotifyRegistrationStatus; empty before the first report. */
@@ -272,16 +284,22 @@ public final class KubeletPlugin implements AutoCloseable {
                 draServices.add(service.bind(calls, health));
             }
             List<ServerInterceptor> interceptors = settings.interceptors();
-            draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener, draServices,
-                    interceptors, eventLoops, executor);
-            registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
-                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor);
+            if (draServed) {
+                draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener,
+                        draServices, interceptors, eventLoops, executor, settings.servingErrorHandler);
+            }
+            if (registrationServed) {
+                registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
+                        settings.registrarListener, List.of(registration), interceptors, eventLoops, executor,
+                        settings.servingErrorHandler);
+            }
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
         }
         LOG.info("kubelet plugin for driver {} started: registration {}, DRA {}, services {}", driverName,
-                registrationSocket, draSocket, supportedVersions);
+                registrationServed ? registrationSocket : "not served", draServed ? draSocket : "not served",
+                supportedVersions);
     }
 
     /**
@@ -312,6 +330,11 @@ public final class KubeletPlugin implements AutoCloseable {
         private Duration sliceSyncDelay = ResourceSlicePublisher.DEFAULT_SYNC_DELAY;
         private boolean deleteSlicesOnStop;
         private String reconcilePoolWithName;
+        private boolean registrationService = true;
+        private boolean draService = true;
+        private String pluginSocket = DEFAULT_PLUGIN_SOCKET;
+        private Consumer<Exception> servingErrorHandler =
+                error -> LOG.error("kubelet plugin: serving failed: {}", error.getMessage(), error);
 
         private Builder(String driverName, DraPlugin plugin) {
             this.driverName = driverName;
@@ -486,6 +509,44 @@ public final class KubeletPlugin implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether to serve the registration socket (default). Without it the plugin serves only its DRA socket, for a
+         * driver whose registration runs elsewhere (upstream's {@code RegistrationService(false)}); the other instance
+         * advertises the same DRA socket path.
+         */
+        public Builder registrationService(boolean enabled) {
+            this.registrationService = enabled;
+            return this;
+        }
+
+        /**
+         * Whether to serve the DRA socket (default). Without it the plugin serves only registration and advertises the
+         * DRA socket another instance serves (upstream's {@code DRAService(false)}); no health reports then.
+         */
+        public Builder draService(boolean enabled) {
+            this.draService = enabled;
+            return this;
+        }
+
+        /**
+         * The DRA socket's file name in the plugin data directory, default {@value #DEFAULT_PLUGIN_SOCKET}; with
+         * rolling updates the instance UID goes before the extension ({@code dra-<uid>.sock}).
+         */
+        public Builder pluginSocket(String fileName) {
+            this.pluginSocket = fileName;
+            return this;
+        }
+
+        /**
+         * Receives what makes a server stop serving on its own, such as an injected listener whose {@code accept}
+         * fails while the plugin runs (upstream's {@code HandleError} for a failed {@code Serve}); the default logs
+         * it. Failures while the plugin stops are not reported.
+         */
+        public Builder servingErrorHandler(Consumer<Exception> handler) {
+            this.servingErrorHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
         /** Whether {@link KubeletPlugin#stop()} deletes the published ResourceSlices; off by default. */
         public Builder deleteResourceSlicesOnStop(boolean delete) {
             this.deleteSlicesOnStop = delete;
@@ -512,6 +573,10 @@ public final class KubeletPlugin implements AutoCloseable {
             }
             checkFileNamePart("rolling update UID", rollingUpdateUid);
             checkFileNamePart("registration socket filename", registrarSocketFilename);
+            checkFileNamePart("DRA socket filename", pluginSocket);
+            if (!registrationService && !draService) {
+                throw new IllegalArgumentException("neither the registration nor the DRA service is enabled");
+            }
             if (services.stream().allMatch(ServedService::isHealth)) {
                 throw new IllegalArgumentException("no supported DRA gRPC API is implemented and enabled");
             }
@@ -525,7 +590,7 @@ public final class KubeletPlugin implements AutoCloseable {
                     : RegistrationSocketName.choose(registryDirectory, driverName, rollingUpdateUid));
             Path dataDirectory =
                     pluginDataDirectory != null ? pluginDataDirectory : KUBELET_PLUGINS_DIR.resolve(driverName);
-            Path dra = dataDirectory.toAbsolutePath().resolve("dra" + uidPart + ".sock");
+            Path dra = dataDirectory.toAbsolutePath().resolve(withInstancePart(pluginSocket, uidPart));
             KubeletPlugin plugin = new KubeletPlugin(this, registration, dra);
             plugin.start(this);
             return plugin;
@@ -538,6 +603,12 @@ public final class KubeletPlugin implements AutoCloseable {
                 services.remove(service);
             }
             return this;
+        }
+
+        /** {@code dra.sock} → {@code dra-<uid>.sock}: the part goes before the extension, if there is one. */
+        private static String withInstancePart(String fileName, String part) {
+            int dot = fileName.lastIndexOf('.');
+            return dot <= 0 ? fileName + part : fileName.substring(0, dot) + part + fileName.substring(dot);
         }
 
         private static void checkFileNamePart(String what, String value) {

@@ -35,6 +35,25 @@ public interface ClusterBackend extends AutoCloseable {
      */
     NodeAccess node(String nodeName);
 
+    /**
+     * Why specs cannot run beside a node's kubelet here (upstream's {@code test/e2e_node} specs), if they cannot;
+     * such specs are skipped with it.
+     */
+    default Optional<String> kubeletNodeUnavailable() {
+        return Optional.of("node specs run beside the node's kubelet: on the embedded cluster, whose kubelets the "
+                + "framework drives; driving a real node's kubelet (kdra on the node, its kubelet root, systemd) is "
+                + "not built");
+    }
+
+    /**
+     * The kubelet of one node, to drive from the spec.
+     *
+     * @throws IllegalStateException when {@link #kubeletNodeUnavailable()} is present
+     */
+    default KubeletNode kubeletNode(String nodeName) {
+        throw new IllegalStateException(kubeletNodeUnavailable().orElse("no kubelet access"));
+    }
+
     @Override
     void close();
 }

@@ -1,8 +1,11 @@
 package io.kdra.e2e;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ResourceHealth;
+import io.fabric8.kubernetes.api.model.ResourceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
@@ -270,6 +273,89 @@ final class NodeSpecSupport {
                 .endAllocation().build());
         client.resource(claim).updateStatus();
         return pod;
+    }
+
+    /**
+     * Upstream's {@code createHealthTestPodAndClaim} (and, with a share ID, {@code createTestObjectsWithShareID}): a
+     * DeviceClass, a claim with request {@value #REQUEST}, a long-running pod bound to the node whose container uses
+     * that request, the pod's {@code resourceClaimStatuses} patched in as the scheduler would, and the claim reserved
+     * for the pod with the given device allocated.
+     */
+    Pod createHealthTestPodAndClaim(String driverName, String podName, String claimName, String className,
+            String poolName, String deviceName, String shareId) {
+        KubernetesClient client = f.client();
+        f.by("Creating DeviceClass \"" + className + "\"");
+        client.resource(new DeviceClassBuilder().withNewMetadata().withName(className).endMetadata().build())
+                .create();
+        f.cleanup("delete DeviceClass " + className,
+                () -> client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class)
+                        .withName(className).delete());
+        f.by("Creating ResourceClaim \"" + claimName + "\"");
+        client.resource(new ResourceClaimBuilder()
+                .withNewMetadata().withName(claimName).withNamespace(f.namespace()).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName(REQUEST).withNewExactly()
+                .withDeviceClassName(className).endExactly().endRequest().endDevices().endSpec()
+                .build()).create();
+        f.cleanup("delete ResourceClaim " + claimName,
+                () -> client.resources(ResourceClaim.class).inNamespace(f.namespace()).withName(claimName).delete());
+        f.by("Creating long-running Pod \"" + podName + "\"");
+        Pod pod = client.resource(new PodBuilder()
+                .withNewMetadata().withName(podName).withNamespace(f.namespace()).endMetadata()
+                .withNewSpec().withNodeName(nodeName()).withRestartPolicy("Never")
+                .addNewResourceClaim().withName(claimName).withResourceClaimName(claimName).endResourceClaim()
+                .addToContainers(new ContainerBuilder().withName(CONTAINER).withImage(Builder.BUSYBOX_IMAGE)
+                        .withCommand("/bin/sh", "-c", "sleep 600")
+                        .withNewResources().addNewClaim().withName(claimName).withRequest(REQUEST).endClaim()
+                        .endResources().build())
+                .endSpec().build()).create();
+        f.cleanup("delete pod " + podName,
+                () -> client.pods().inNamespace(f.namespace()).withName(podName).delete());
+        client.pods().inNamespace(f.namespace()).withName(podName).subresource("status").patch(
+                io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                        io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE),
+                "{\"status\":{\"resourceClaimStatuses\":[{\"name\":\"" + claimName
+                        + "\",\"resourceClaimName\":\"" + claimName + "\"}]}}");
+        f.by("Allocating claim \"" + claimName + "\" to pod \"" + podName + "\" with its real UID");
+        ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(f.namespace()).withName(claimName)
+                .get();
+        claim.setStatus(new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder()
+                .addNewReservedFor().withResource("pods").withName(podName).withUid(pod.getMetadata().getUid())
+                .endReservedFor()
+                .withNewAllocation().withNewDevices().addNewResult().withDriver(driverName).withPool(poolName)
+                .withDevice(deviceName).withRequest(REQUEST).withShareID(shareId).endResult().endDevices()
+                .endAllocation().build());
+        client.resource(claim).updateStatus();
+        return pod;
+    }
+
+    /**
+     * The health of the driver's device in the pod's status as upstream's {@code getDeviceHealthFromAPIServer} reads
+     * it: under {@code claim:<claim>} or {@code claim:<claim>/my-request}, the resource {@code <driver>/<pool>/<device>}
+     * or any resource ID starting with the driver name (the kubelet names it by its first CDI device ID);
+     * {@code NotFound} when there is none.
+     */
+    String deviceHealth(Pod pod, String driverName, String claimName, String poolName, String deviceName) {
+        Pod current = f.client().pods().inNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName()).get();
+        if (current == null || current.getStatus() == null) {
+            return "NotFound";
+        }
+        String expectedResourceId = driverName + "/" + poolName + "/" + deviceName;
+        List<String> statusNames = List.of("claim:" + claimName, "claim:" + claimName + "/" + REQUEST);
+        for (ContainerStatus container : current.getStatus().getContainerStatuses()) {
+            for (ResourceStatus status : container.getAllocatedResourcesStatus()) {
+                if (!statusNames.contains(status.getName())) {
+                    continue;
+                }
+                for (ResourceHealth health : status.getResources()) {
+                    String id = health.getResourceID();
+                    if (id != null && (id.equals(expectedResourceId) || id.startsWith(driverName))) {
+                        return health.getHealth();
+                    }
+                }
+            }
+        }
+        return "NotFound";
     }
 
     /** {@code DRA_<driver name with every character but a-z and 0-9 as _>}. */

@@ -25,6 +25,14 @@ public interface ClusterBackend extends AutoCloseable {
         return Timeouts.UPSTREAM;
     }
 
+    /**
+     * Whether a feature gate is on in this cluster (upstream's {@code e2eskipper.IsFeatureGateEnabled}), empty when the
+     * backend cannot know.
+     */
+    default Optional<Boolean> featureGateEnabled(String gate) {
+        return Optional.empty();
+    }
+
     /** Why drivers cannot be deployed to this cluster's nodes yet, if they cannot; specs needing them are skipped. */
     Optional<String> nodeAccessUnavailable();
 

@@ -82,6 +82,13 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
         return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true);
     }
 
+    /** These requirements with the given gates off (see {@link DisabledFeatureGates}). */
+    public ClusterRequirements withFeatureGatesOff(Set<String> gates) {
+        Map<String, Boolean> changed = new TreeMap<>(featureGates);
+        gates.forEach(gate -> changed.put(gate, false));
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay);
+    }
+
     /** The gates as kube's {@code --feature-gates} takes them. */
     public String featureGatesFlag() {
         StringBuilder flag = new StringBuilder();

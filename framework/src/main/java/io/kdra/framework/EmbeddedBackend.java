@@ -121,6 +121,11 @@ public final class EmbeddedBackend implements ClusterBackend {
     }
 
     @Override
+    public Optional<Boolean> featureGateEnabled(String gate) {
+        return Optional.of(cluster.config().featureGates().enabled(gate));
+    }
+
+    @Override
     public Optional<String> kubeletNodeUnavailable() {
         return Optional.empty();
     }

@@ -79,6 +79,16 @@ final class NodeSpecSupport {
         return support;
     }
 
+    /**
+     * Skips each spec where the gate is on (upstream's {@code e2eskipper.IsFeatureGateEnabled} before-each); on the
+     * embedded cluster {@link io.kdra.framework.DisabledFeatureGates} gives the spec a cluster with it off.
+     */
+    NodeSpecSupport skipIfFeatureGateEnabled(String gate) {
+        f.beforeEach("skip if " + gate + " is enabled", () -> Assumptions.assumeFalse(
+                f.backend().featureGateEnabled(gate).orElse(false), "feature " + gate + " is enabled"));
+        return this;
+    }
+
     private void pickNode() {
         f.backend().kubeletNodeUnavailable().ifPresent(reason -> Assumptions.abort(reason));
         String nodeName = f.client().nodes().list().getItems().stream().map(node -> node.getMetadata().getName())

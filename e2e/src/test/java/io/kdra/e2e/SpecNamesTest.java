@@ -27,7 +27,7 @@ class SpecNamesTest {
     private static final Set<String> PORTED_FILES = Set.of("dra.go", "health.go", "compatibility_groups.go");
     private static final String NODE_FILE = "e2e_node/dra_test.go";
     /** The groups of {@value #NODE_FILE} the suite holds so far, every spec of each. */
-    private static final Set<String> PORTED_NODE_GROUPS = Set.of("rkp", "two", "rs", "rh-fg");
+    private static final Set<String> PORTED_NODE_GROUPS = Set.of("rkp", "two", "rs", "rh-fg", "rh-off", "rh-shareid-health", "rh-shareid");
 
     private final List<PlannedSpec> suite = UpstreamSuite.runner().plan(SpecSelection.ALL);
 

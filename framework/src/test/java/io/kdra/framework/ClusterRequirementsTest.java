@@ -40,6 +40,16 @@ class ClusterRequirementsTest {
     }
 
     @Test
+    void gatesASpecNeedsOffAreSetOffOnTopOfItsTags() {
+        ClusterRequirements on = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
+        ClusterRequirements off = on.withFeatureGatesOff(Set.of("ResourceHealthStatus"));
+
+        assertThat(off.featureGatesFlag()).isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false");
+        assertThat(off).as("a cluster of its own").isNotEqualTo(on);
+        assertThat(off.kubernetesVersion()).isEqualTo(on.kubernetesVersion());
+    }
+
+    @Test
     void aGateNewerThanTheDefaultVersionRaisesControlPlaneAndKubelets() {
         ClusterRequirements requirements = ClusterRequirements.forTags(Set.of("FeatureGate:DRADeviceTaints",
                 "FeatureGate:DRADeviceTaintRules"));

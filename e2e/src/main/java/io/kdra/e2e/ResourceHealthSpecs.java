@@ -82,7 +82,8 @@ class ResourceHealthSpecs {
         ListenerFactory getListener = socketPath -> listener[0] = NodeSpecSupport.CountingListener.listen(socketPath);
 
         f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, plugin -> { });
+        // 1.36+ kubelets open health streams only for health services the registration advertises.
+        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, plugin -> plugin.healthV1alpha1(true).healthV1(true));
 
         f.by("wait for registration to complete");
         awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());

@@ -82,10 +82,16 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
         return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true);
     }
 
-    /** These requirements with the given gates off (see {@link DisabledFeatureGates}). */
+    /**
+     * These requirements with the given gates off (see {@link DisabledFeatureGates}), and the gates that depend on
+     * them, which cannot be on without them.
+     */
     public ClusterRequirements withFeatureGatesOff(Set<String> gates) {
         Map<String, Boolean> changed = new TreeMap<>(featureGates);
-        gates.forEach(gate -> changed.put(gate, false));
+        gates.forEach(gate -> {
+            changed.put(gate, false);
+            FeatureGates.dependents(gate).forEach(dependent -> changed.put(dependent, false));
+        });
         return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay);
     }
 

@@ -44,7 +44,8 @@ class ClusterRequirementsTest {
         ClusterRequirements on = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
         ClusterRequirements off = on.withFeatureGatesOff(Set.of("ResourceHealthStatus"));
 
-        assertThat(off.featureGatesFlag()).isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false");
+        assertThat(off.featureGatesFlag()).isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false,"
+                + "ResourceHealthStatusMessage=false");
         assertThat(off).as("a cluster of its own").isNotEqualTo(on);
         assertThat(off.kubernetesVersion()).isEqualTo(on.kubernetesVersion());
     }

@@ -9,14 +9,18 @@ import io.fabric8.kubernetes.api.model.ResourceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.framework.Builder;
 import io.kdra.framework.Framework;
 import io.kdra.framework.KubeletMetrics;
@@ -231,7 +235,7 @@ final class NodeSpecSupport {
         client.resource(new DeviceClassBuilder().withNewMetadata().withName(className).endMetadata().build())
                 .create();
         f.cleanup("delete DeviceClass " + className,
-                () -> client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class)
+                () -> client.resources(DeviceClass.class)
                         .withName(className).delete());
 
         String podClaimName = "resource-claim";
@@ -276,7 +280,7 @@ final class NodeSpecSupport {
                         .withNewOpaque().withDriver(driverName)
                         .withParameters(Map.of(envName(driverName), "PARAM1_VALUE")).endOpaque().build())
                 .toList();
-        claim.setStatus(new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder()
+        claim.setStatus(new ResourceClaimStatusBuilder()
                 .addNewReservedFor().withResource("pods").withName(podName).withUid(pod.getMetadata().getUid())
                 .endReservedFor()
                 .withNewAllocation().withNewDevices().withResults(results).withConfig(configs).endDevices()
@@ -298,7 +302,7 @@ final class NodeSpecSupport {
         client.resource(new DeviceClassBuilder().withNewMetadata().withName(className).endMetadata().build())
                 .create();
         f.cleanup("delete DeviceClass " + className,
-                () -> client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class)
+                () -> client.resources(DeviceClass.class)
                         .withName(className).delete());
         f.by("Creating ResourceClaim \"" + claimName + "\"");
         client.resource(new ResourceClaimBuilder()
@@ -321,14 +325,13 @@ final class NodeSpecSupport {
         f.cleanup("delete pod " + podName,
                 () -> client.pods().inNamespace(f.namespace()).withName(podName).delete());
         client.pods().inNamespace(f.namespace()).withName(podName).subresource("status").patch(
-                io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                        io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE),
+                PatchContext.of(PatchType.STRATEGIC_MERGE),
                 "{\"status\":{\"resourceClaimStatuses\":[{\"name\":\"" + claimName
                         + "\",\"resourceClaimName\":\"" + claimName + "\"}]}}");
         f.by("Allocating claim \"" + claimName + "\" to pod \"" + podName + "\" with its real UID");
         ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(f.namespace()).withName(claimName)
                 .get();
-        claim.setStatus(new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder()
+        claim.setStatus(new ResourceClaimStatusBuilder()
                 .addNewReservedFor().withResource("pods").withName(podName).withUid(pod.getMetadata().getUid())
                 .endReservedFor()
                 .withNewAllocation().withNewDevices().addNewResult().withDriver(driverName).withPool(poolName)

@@ -18,10 +18,10 @@ import io.kdra.testdriver.CallMatcher;
 import io.kdra.testdriver.ExamplePlugin;
 import io.kdra.testdriver.GrpcCall;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -507,7 +507,7 @@ class ResourceKubeletPluginSpecs {
                 .until(Pods.phase(f, pod), is(Pods.PENDING));
     }
 
-    static void awaitCalls(ExamplePlugin plugin, java.time.Duration timeout, CallMatcher matcher) {
+    static void awaitCalls(ExamplePlugin plugin, Duration timeout, CallMatcher matcher) {
         Waits.until(matcher.description(), timeout).until(plugin::grpcCalls, matcher);
     }
 }

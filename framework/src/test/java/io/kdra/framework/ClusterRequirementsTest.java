@@ -44,10 +44,14 @@ class ClusterRequirementsTest {
         ClusterRequirements on = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
         ClusterRequirements off = on.withFeatureGatesOff(Set.of("ResourceHealthStatus"));
 
-        assertThat(off.featureGatesFlag()).isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false,"
-                + "ResourceHealthStatusMessage=false");
+        assertThat(off.featureGatesFlag()).as("ResourceHealthStatusMessage does not exist at 1.34 yet")
+                .isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false");
         assertThat(off).as("a cluster of its own").isNotEqualTo(on);
         assertThat(off.kubernetesVersion()).isEqualTo(on.kubernetesVersion());
+        assertThat(ClusterRequirements.forTags(Set.of("KubeletMinVersion:1.37"))
+                .withFeatureGatesOff(Set.of("ResourceHealthStatus")).featureGatesFlag())
+                .as("its dependents go off with it where they exist")
+                .isEqualTo("ResourceHealthStatus=false,ResourceHealthStatusMessage=false");
     }
 
     @Test

@@ -73,6 +73,11 @@ public final class ClusterNode {
         return kubelet.metrics();
     }
 
+    /** The DRA plugins the kubelet has registered: driver name to its instances' endpoints; empty while stopped. */
+    public Map<String, List<String>> registeredPlugins() {
+        return kubelet.registeredPlugins();
+    }
+
     public boolean isKubeletRunning() {
         return kubelet.isRunning();
     }

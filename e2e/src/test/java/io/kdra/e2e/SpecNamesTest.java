@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 class SpecNamesTest {
 
     /** The upstream files whose specs the suite holds, every one of them. */
-    private static final Set<String> PORTED_FILES = Set.of("dra.go", "health.go", "compatibility_groups.go");
+    private static final Set<String> PORTED_FILES = Set.of("dra.go", "health.go", "compatibility_groups.go",
+            "e2e_node/dra_test.go", "dra_node_allocatable_resources.go", "versionskew.go");
 
     private final List<PlannedSpec> suite = UpstreamSuite.runner().plan(SpecSelection.ALL);
 
@@ -36,6 +37,12 @@ class SpecNamesTest {
             assertThat(spec.labels()).as("labels of %s", spec.name())
                     .containsExactlyInAnyOrderElementsOf(upstream.get(spec.name()));
         }
+    }
+
+    @Test
+    void theSuiteHoldsEveryUpstreamSpecOfTheInventory() throws IOException {
+        assertThat(rows().stream().map(row -> row[0]).distinct()).containsExactlyInAnyOrderElementsOf(PORTED_FILES);
+        assertThat(suite).hasSize(197);
     }
 
     @Test

@@ -25,6 +25,14 @@ public interface ClusterBackend extends AutoCloseable {
         return Timeouts.UPSTREAM;
     }
 
+    /**
+     * Whether a feature gate is on in this cluster (upstream's {@code e2eskipper.IsFeatureGateEnabled}), empty when the
+     * backend cannot know.
+     */
+    default Optional<Boolean> featureGateEnabled(String gate) {
+        return Optional.empty();
+    }
+
     /** Why drivers cannot be deployed to this cluster's nodes yet, if they cannot; specs needing them are skipped. */
     Optional<String> nodeAccessUnavailable();
 
@@ -35,6 +43,25 @@ public interface ClusterBackend extends AutoCloseable {
      * @throws IllegalStateException when {@link #nodeAccessUnavailable()} is present
      */
     DriverDeployment deploy(DriverInstance instance);
+
+    /**
+     * Why specs cannot run beside a node's kubelet here (upstream's {@code test/e2e_node} specs), if they cannot;
+     * such specs are skipped with it.
+     */
+    default Optional<String> kubeletNodeUnavailable() {
+        return Optional.of("node specs run beside the node's kubelet: on the embedded cluster, whose kubelets the "
+                + "framework drives; driving a real node's kubelet (kdra on the node, its kubelet root, systemd) is "
+                + "not built");
+    }
+
+    /**
+     * The kubelet of one node, to drive from the spec.
+     *
+     * @throws IllegalStateException when {@link #kubeletNodeUnavailable()} is present
+     */
+    default KubeletNode kubeletNode(String nodeName) {
+        throw new IllegalStateException(kubeletNodeUnavailable().orElse("no kubelet access"));
+    }
 
     @Override
     void close();

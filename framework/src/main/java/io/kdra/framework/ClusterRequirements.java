@@ -82,6 +82,22 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
         return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true);
     }
 
+    /**
+     * These requirements with the given gates off (see {@link DisabledFeatureGates}), and the gates that depend on
+     * them and exist at the control plane's version, which cannot be on without them.
+     */
+    public ClusterRequirements withFeatureGatesOff(Set<String> gates) {
+        Map<String, Boolean> changed = new TreeMap<>(featureGates);
+        gates.forEach(gate -> {
+            changed.put(gate, false);
+            FeatureGates.dependents(gate).stream()
+                    .filter(dependent -> FeatureGates.introducedIn(dependent)
+                            .filter(introduced -> introduced.compareTo(kubernetesVersion) <= 0).isPresent())
+                    .forEach(dependent -> changed.put(dependent, false));
+        });
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay);
+    }
+
     /** The gates as kube's {@code --feature-gates} takes them. */
     public String featureGatesFlag() {
         StringBuilder flag = new StringBuilder();

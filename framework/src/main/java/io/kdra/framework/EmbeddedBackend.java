@@ -8,8 +8,12 @@ import io.kdra.kube.KubernetesVersion;
 import io.kdra.plugin.ListenerFactory;
 import io.kdra.plugin.cdi.FileOperations;
 import io.kdra.plugin.cdi.LocalFileOperations;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,6 +130,74 @@ public final class EmbeddedBackend implements ClusterBackend {
             @Override
             public KubernetesClient driverClient(String namespace, String serviceAccount) {
                 return node.driverClient(namespace, serviceAccount);
+            }
+        };
+    }
+
+    @Override
+    public Optional<Boolean> featureGateEnabled(String gate) {
+        return Optional.of(cluster.config().featureGates().enabled(gate));
+    }
+
+    @Override
+    public Optional<String> kubeletNodeUnavailable() {
+        return Optional.empty();
+    }
+
+    /** The node's simulated kubelet: stop, start and restart keep its checkpoint and the node's containers. */
+    @Override
+    public KubeletNode kubeletNode(String nodeName) {
+        ClusterNode node = cluster.node(nodeName);
+        FileOperations cdiFiles = new LocalFileOperations(node.cdiDirectory());
+        return new KubeletNode() {
+            @Override
+            public String nodeName() {
+                return nodeName;
+            }
+
+            @Override
+            public Path pluginsRegistryDirectory() {
+                return node.pluginsRegistryDirectory();
+            }
+
+            @Override
+            public Path pluginsDirectory() {
+                return node.pluginsDirectory();
+            }
+
+            @Override
+            public FileOperations cdiFiles() {
+                return cdiFiles;
+            }
+
+            @Override
+            public boolean isKubeletRunning() {
+                return node.isKubeletRunning();
+            }
+
+            @Override
+            public void stopKubelet() {
+                node.stopKubelet();
+            }
+
+            @Override
+            public void startKubelet() {
+                node.startKubelet();
+            }
+
+            @Override
+            public String kubeletMetrics() {
+                return node.kubeletMetrics();
+            }
+
+            @Override
+            public String checkpoint() throws IOException {
+                return Files.exists(node.checkpointFile()) ? Files.readString(node.checkpointFile()) : "";
+            }
+
+            @Override
+            public Map<String, List<String>> registeredPlugins() {
+                return node.registeredPlugins();
             }
         };
     }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -95,9 +96,18 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
         return started.backend();
     }
 
-    /** The spec's requirements: its tags', and the real slice-wiping delay when it is annotated so. */
+    /**
+     * The spec's requirements: its tags', the real slice-wiping delay when it is annotated so, and, for a spec that
+     * needs gates off, its own tags' requirements with those gates off instead of the run's shared cluster.
+     */
     private static ClusterRequirements requirements(ExtensionContext context) {
-        ClusterRequirements fromTags = requirements(context.getTags());
+        Set<String> gatesOff = new TreeSet<>();
+        AnnotationSupport.findAnnotation(context.getTestClass(), DisabledFeatureGates.class)
+                .ifPresent(off -> gatesOff.addAll(Arrays.asList(off.value())));
+        AnnotationSupport.findAnnotation(context.getTestMethod(), DisabledFeatureGates.class)
+                .ifPresent(off -> gatesOff.addAll(Arrays.asList(off.value())));
+        ClusterRequirements fromTags = gatesOff.isEmpty() ? requirements(context.getTags())
+                : ClusterRequirements.forTags(context.getTags()).withFeatureGatesOff(gatesOff);
         boolean realWiping = AnnotationSupport.isAnnotated(context.getTestMethod(), RealSliceWipingDelay.class)
                 || AnnotationSupport.isAnnotated(context.getTestClass(), RealSliceWipingDelay.class);
         return realWiping ? fromTags.withRealSliceWipingDelay() : fromTags;

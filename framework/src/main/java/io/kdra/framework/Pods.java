@@ -69,6 +69,19 @@ public final class Pods {
                 });
     }
 
+    /** Waits until the pod succeeded (upstream's {@code WaitForPodSuccessInNamespace}); fails early if it failed. */
+    public static void waitForSuccess(Framework f, Pod pod) {
+        Callable<String> phase = phase(f, pod);
+        Waits.until("pod " + pod.getMetadata().getName() + " succeeded", f.timeouts().podStart()).until(() -> {
+                    String current = phase.call();
+                    if (FAILED.equals(current)) {
+                        throw new AssertionError("pod " + pod.getMetadata().getName() + " failed instead of "
+                                + "succeeding");
+                    }
+                    return SUCCEEDED.equals(current);
+                });
+    }
+
     /** Waits until the pod is scheduled (condition PodScheduled True). */
     public static void waitForScheduled(Framework f, Pod pod) {
         Callable<Optional<PodCondition>> scheduled = condition(f, pod, "PodScheduled");

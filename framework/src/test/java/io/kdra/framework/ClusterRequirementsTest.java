@@ -40,6 +40,21 @@ class ClusterRequirementsTest {
     }
 
     @Test
+    void gatesASpecNeedsOffAreSetOffOnTopOfItsTags() {
+        ClusterRequirements on = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
+        ClusterRequirements off = on.withFeatureGatesOff(Set.of("ResourceHealthStatus"));
+
+        assertThat(off.featureGatesFlag()).as("ResourceHealthStatusMessage does not exist at 1.34 yet")
+                .isEqualTo("DRAConsumableCapacity=true,ResourceHealthStatus=false");
+        assertThat(off).as("a cluster of its own").isNotEqualTo(on);
+        assertThat(off.kubernetesVersion()).isEqualTo(on.kubernetesVersion());
+        assertThat(ClusterRequirements.forTags(Set.of("KubeletMinVersion:1.37"))
+                .withFeatureGatesOff(Set.of("ResourceHealthStatus")).featureGatesFlag())
+                .as("its dependents go off with it where they exist")
+                .isEqualTo("ResourceHealthStatus=false,ResourceHealthStatusMessage=false");
+    }
+
+    @Test
     void aGateNewerThanTheDefaultVersionRaisesControlPlaneAndKubelets() {
         ClusterRequirements requirements = ClusterRequirements.forTags(Set.of("FeatureGate:DRADeviceTaints",
                 "FeatureGate:DRADeviceTaintRules"));

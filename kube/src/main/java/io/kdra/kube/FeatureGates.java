@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,6 +162,25 @@ public final class FeatureGates {
     public static Optional<KubernetesVersion> introducedIn(String gate) {
         Gate known = GATES.get(gate);
         return known == null ? Optional.empty() : Optional.of(known.timeline().get(0).since());
+    }
+
+    /**
+     * The gates that depend on {@code gate}, directly or through others, sorted: what must be off when it is off.
+     * Empty for an unknown gate.
+     */
+    public static Set<String> dependents(String gate) {
+        Set<String> dependents = new TreeSet<>();
+        boolean grown = true;
+        while (grown) {
+            grown = false;
+            for (Gate candidate : GATES.values()) {
+                if (!dependents.contains(candidate.name()) && candidate.dependsOn().stream()
+                        .anyMatch(dependency -> dependency.equals(gate) || dependents.contains(dependency))) {
+                    grown = dependents.add(candidate.name()) || grown;
+                }
+            }
+        }
+        return dependents;
     }
 
     /** The names of every gate kdra knows, at any version, sorted. */

@@ -232,4 +232,13 @@ class FeatureGatesTest {
                 .contains(new KubernetesVersion(1, 35));
         assertThat(FeatureGates.introducedIn("NoSuchGate")).isEmpty();
     }
+
+    @Test
+    void aGatesDependentsAreThoseThatCannotBeOnWithoutIt() {
+        assertThat(FeatureGates.dependents(FeatureGates.RESOURCE_HEALTH_STATUS))
+                .containsExactly(FeatureGates.RESOURCE_HEALTH_STATUS_MESSAGE);
+        assertThat(FeatureGates.dependents(FeatureGates.DRA_CONSUMABLE_CAPACITY))
+                .contains(FeatureGates.DRA_FRACTIONAL_CAPACITY_RANGE);
+        assertThat(FeatureGates.dependents("NoSuchGate")).isEmpty();
+    }
 }

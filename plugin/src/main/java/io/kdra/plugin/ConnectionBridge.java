@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,11 +30,13 @@ final class ConnectionBridge {
     private final Set<ByteChannel> open = ConcurrentHashMap.newKeySet();
     private final List<Thread> threads = new ArrayList<>();
     private final Thread acceptor;
+    private final Consumer<Exception> servingErrors;
     private volatile boolean stopping;
 
-    ConnectionBridge(String name, ConnectionListener listener, Path target) {
+    ConnectionBridge(String name, ConnectionListener listener, Path target, Consumer<Exception> servingErrors) {
         this.name = name;
         this.listener = listener;
+        this.servingErrors = servingErrors;
         this.target = UnixDomainSocketAddress.of(target);
         this.acceptor = new Thread(this::acceptLoop, name + "-accept");
         acceptor.setDaemon(true);
@@ -74,12 +77,14 @@ final class ConnectionBridge {
                 client = listener.accept();
             } catch (IOException | RuntimeException e) {
                 if (!stopping) {
-                    LOG.error("{}: the injected listener failed, no more connections are accepted", name, e);
+                    report(new IOException(name + ": the injected listener failed, no more connections are accepted: "
+                            + e.getMessage(), e));
                 }
                 return;
             }
             if (client == null) {
-                LOG.error("{}: the injected listener returned no connection, no more connections are accepted", name);
+                report(new IOException(name
+                        + ": the injected listener returned no connection, no more connections are accepted"));
                 return;
             }
             try {
@@ -88,6 +93,14 @@ final class ConnectionBridge {
                 LOG.error("{}: connecting an injected connection to the gRPC server failed", name, e);
                 closeQuietly(client);
             }
+        }
+    }
+
+    private void report(Exception failure) {
+        try {
+            servingErrors.accept(failure);
+        } catch (RuntimeException e) {
+            LOG.error("{}: the serving error handler failed on: {}", name, failure.getMessage(), e);
         }
     }
 

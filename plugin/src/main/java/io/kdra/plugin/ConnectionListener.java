@@ -18,8 +18,8 @@ public interface ConnectionListener extends Closeable {
      * writes it from two threads at once and closes it when the connection ends.
      *
      * @return the next connection
-     * @throws IOException once the listener is closed (then the plugin stops accepting), or on other failures, which
-     *     the plugin logs before it stops accepting
+     * @throws IOException once the listener is closed (then the plugin stops accepting), or on other failures: the
+     *     plugin stops accepting and, unless it is stopping, hands the failure to its serving error handler
      */
     ByteChannel accept() throws IOException;
 }

@@ -33,6 +33,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,10 +88,11 @@ final class GrpcSocketServer {
      * @param socketPath the path the kubelet uses
      * @param injected where connections come from instead of a socket at {@code socketPath}, or {@code null}
      * @param interceptors outermost first
+     * @param servingErrors gets the failure of an injected listener that stops serving while the server runs
      */
     static GrpcSocketServer start(String name, Path socketPath, ListenerFactory injected,
             List<BindableService> services, List<ServerInterceptor> interceptors, EventLoopGroup eventLoops,
-            Executor executor, Duration idleTimeout) throws IOException {
+            Executor executor, Duration idleTimeout, Consumer<Exception> servingErrors) throws IOException {
         // Checked before anything is created; with an injected listener the kubelet (or a proxy on its node) still
         // dials this path, so it must be a valid socket path there too.
         checkLength(socketPath);
@@ -115,7 +117,7 @@ final class GrpcSocketServer {
             deleteBridgeDirectory(directory);
             throw e;
         }
-        ConnectionBridge bridge = new ConnectionBridge(name + "-bridge", listener, privateSocket);
+        ConnectionBridge bridge = new ConnectionBridge(name + "-bridge", listener, privateSocket, servingErrors);
         bridge.start();
         LOG.info("{}: serving {} through an injected listener", name, socketPath);
         return new GrpcSocketServer(name, server, null, null, bridge, directory);

@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +66,8 @@ public final class KubeletPlugin implements AutoCloseable {
     public static final String SERIALIZE_LOCK_FILE = "serialize.lock";
     /** Where container runtimes read CDI specs by default. */
     public static final Path DEFAULT_CDI_DIR = Path.of("/var/run/cdi");
+    /** The DRA socket's default file name in the plugin data directory, as upstream's {@code PluginSocket}. */
+    public static final String DEFAULT_PLUGIN_SOCKET = "dra.sock";
     private static final Pattern DNS_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final int MAX_DRIVER_NAME_LENGTH = 63;
@@ -82,6 +85,8 @@ public final class KubeletPlugin implements AutoCloseable {
     private final RegistrationService registration;
     private final HealthStreams health = new HealthStreams();
     private final boolean healthServed;
+    private final boolean draServed;
+    private final boolean registrationServed;
     private final PublishSettings publishing;
     private final Duration stopGracePeriod;
     private final EventLoopGroup eventLoops;
@@ -98,7 +103,9 @@ public final class KubeletPlugin implements AutoCloseable {
         this.draSocket = draSocket;
         this.supportedVersions = settings.services.stream().map(ServedService::advertisedName).toList();
         this.registration = new RegistrationService(driverName, draSocket.toString(), supportedVersions);
-        this.healthServed = settings.services.stream().anyMatch(ServedService::isHealth);
+        this.healthServed = settings.draService && settings.services.stream().anyMatch(ServedService::isHealth);
+        this.draServed = settings.draService;
+        this.registrationServed = settings.registrationService;
         this.publishing = new PublishSettings(settings.client, settings.nodeName, settings.nodeUid,
                 settings.sliceErrorHandler, settings.sliceSyncDelay, settings.deleteSlicesOnStop,
                 settings.reconcilePoolWithName);
@@ -136,6 +143,11 @@ public final class KubeletPlugin implements AutoCloseable {
     /** {@code PluginInfo.supported_versions} as advertised, in preference order. */
     public List<String> supportedVersions() {
         return supportedVersions;
+    }
+
+    /** Whether this instance serves a DRAResourceHealth service, so that {@link #reportHealth} reaches the kubelet. */
+    public boolean servesHealth() {
+        return healthServed;
     }
 
     /** What the kubelet last reported through NotifyRegistrationStatus; empty before the first report. */
@@ -283,17 +295,23 @@ public final class KubeletPlugin implements AutoCloseable {
                 draServices.add(service.bind(calls, health));
             }
             List<ServerInterceptor> interceptors = settings.interceptors();
-            draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener, draServices,
-                    interceptors, eventLoops, executor, settings.connectionIdleTimeout);
-            registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
-                    settings.registrarListener, List.of(registration), interceptors, eventLoops, executor,
-                    settings.connectionIdleTimeout);
+            if (draServed) {
+                draServer = GrpcSocketServer.start("dra " + driverName, draSocket, settings.pluginListener,
+                        draServices, interceptors, eventLoops, executor, settings.connectionIdleTimeout,
+                        settings.servingErrorHandler);
+            }
+            if (registrationServed) {
+                registrationServer = GrpcSocketServer.start("registrar " + driverName, registrationSocket,
+                        settings.registrarListener, List.of(registration), interceptors, eventLoops, executor,
+                        settings.connectionIdleTimeout, settings.servingErrorHandler);
+            }
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
         }
         LOG.info("kubelet plugin for driver {} started: registration {}, DRA {}, services {}", driverName,
-                registrationSocket, draSocket, supportedVersions);
+                registrationServed ? registrationSocket : "not served", draServed ? draSocket : "not served",
+                supportedVersions);
     }
 
     /**
@@ -328,6 +346,11 @@ public final class KubeletPlugin implements AutoCloseable {
         private boolean deviceMetadata;
         private final Set<MetadataVersion> metadataVersions = new LinkedHashSet<>();
         private FileOperations cdiFiles = new LocalFileOperations(DEFAULT_CDI_DIR);
+        private boolean registrationService = true;
+        private boolean draService = true;
+        private String pluginSocket = DEFAULT_PLUGIN_SOCKET;
+        private Consumer<Exception> servingErrorHandler =
+                error -> LOG.error("kubelet plugin: serving failed: {}", error.getMessage(), error);
 
         private Builder(String driverName, DraPlugin plugin) {
             this.driverName = driverName;
@@ -515,6 +538,44 @@ public final class KubeletPlugin implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether to serve the registration socket (default). Without it the plugin serves only its DRA socket, for a
+         * driver whose registration runs elsewhere (upstream's {@code RegistrationService(false)}); the other instance
+         * advertises the same DRA socket path.
+         */
+        public Builder registrationService(boolean enabled) {
+            this.registrationService = enabled;
+            return this;
+        }
+
+        /**
+         * Whether to serve the DRA socket (default). Without it the plugin serves only registration and advertises the
+         * DRA socket another instance serves (upstream's {@code DRAService(false)}); no health reports then.
+         */
+        public Builder draService(boolean enabled) {
+            this.draService = enabled;
+            return this;
+        }
+
+        /**
+         * The DRA socket's file name in the plugin data directory, default {@value #DEFAULT_PLUGIN_SOCKET}; with
+         * rolling updates the instance UID goes before the extension ({@code dra-<uid>.sock}).
+         */
+        public Builder pluginSocket(String fileName) {
+            this.pluginSocket = fileName;
+            return this;
+        }
+
+        /**
+         * Receives what makes a server stop serving on its own, such as an injected listener whose {@code accept}
+         * fails while the plugin runs (upstream's {@code HandleError} for a failed {@code Serve}); the default logs
+         * it. Failures while the plugin stops are not reported.
+         */
+        public Builder servingErrorHandler(Consumer<Exception> handler) {
+            this.servingErrorHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
         /** Whether {@link KubeletPlugin#stop()} deletes the published ResourceSlices; off by default. */
         public Builder deleteResourceSlicesOnStop(boolean delete) {
             this.deleteSlicesOnStop = delete;
@@ -576,6 +637,10 @@ public final class KubeletPlugin implements AutoCloseable {
                 throw new IllegalArgumentException("device metadata is enabled but no metadata version is set; "
                         + "choose from " + List.of(MetadataVersion.values()));
             }
+            checkFileNamePart("DRA socket filename", pluginSocket);
+            if (!registrationService && !draService) {
+                throw new IllegalArgumentException("neither the registration nor the DRA service is enabled");
+            }
             if (services.stream().allMatch(ServedService::isHealth)) {
                 throw new IllegalArgumentException("no supported DRA gRPC API is implemented and enabled");
             }
@@ -589,7 +654,7 @@ public final class KubeletPlugin implements AutoCloseable {
                     : RegistrationSocketName.choose(registryDirectory, driverName, rollingUpdateUid));
             Path dataDirectory =
                     pluginDataDirectory != null ? pluginDataDirectory : KUBELET_PLUGINS_DIR.resolve(driverName);
-            Path dra = dataDirectory.toAbsolutePath().resolve("dra" + uidPart + ".sock");
+            Path dra = dataDirectory.toAbsolutePath().resolve(withInstancePart(pluginSocket, uidPart));
             KubeletPlugin plugin = new KubeletPlugin(this, registration, dra);
             plugin.start(this);
             return plugin;
@@ -602,6 +667,12 @@ public final class KubeletPlugin implements AutoCloseable {
                 services.remove(service);
             }
             return this;
+        }
+
+        /** {@code dra.sock} → {@code dra-<uid>.sock}: the part goes before the extension, if there is one. */
+        private static String withInstancePart(String fileName, String part) {
+            int dot = fileName.lastIndexOf('.');
+            return dot <= 0 ? fileName + part : fileName.substring(0, dot) + part + fileName.substring(dot);
         }
 
         private static void checkFileNamePart(String what, String value) {

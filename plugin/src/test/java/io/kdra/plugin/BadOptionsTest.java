@@ -53,6 +53,14 @@ class BadOptionsTest {
     }
 
     @Test
+    void oneOfRegistrationAndDraServiceMustBeServed() {
+        assertThatThrownBy(() -> builder("test.example.com").registrationService(false).draService(false).start())
+                .hasMessage("neither the registration nor the DRA service is enabled");
+        assertThatThrownBy(() -> builder("test.example.com").pluginSocket("../dra.sock").start())
+                .hasMessage("DRA socket filename \"../dra.sock\" must be a non-empty name without '/'");
+    }
+
+    @Test
     void aSocketPathOfAtLeast108BytesIsRejectedAndTheOtherSocketIsRemoved() {
         Path longDirectory = fixture.resolve("r".repeat(100));
         Path draSocket = fixture.resolve("plugin/dra.sock");

@@ -177,6 +177,77 @@ class ServingOptionsTest {
     }
 
     @Test
+    void aRegistrarAndADraServiceStartedApartServeOneDriver() throws IOException {
+        KubeletPlugin registrar = fixture.start(builder().draService(false));
+
+        assertThat(registrar.registrationSocket()).exists();
+        assertThat(registrar.draSocket()).doesNotExist();
+        assertThat(RegistrationGrpc.newBlockingStub(fixture.dial(registrar.registrationSocket()))
+                .getInfo(InfoRequest.getDefaultInstance()).getEndpoint()).isEqualTo(registrar.draSocket().toString());
+
+        KubeletPlugin service = fixture.start(builder().registrationService(false));
+
+        assertThat(service.draSocket()).isEqualTo(registrar.draSocket()).exists();
+        String uid = allocatedClaim("ns", "c");
+        assertThat(DraClient.V1.prepare(fixture.dial(service.draSocket()), prepareRequest(claim("ns", "c", uid)))
+                .getClaimsOrThrow(uid).getDevicesCount()).isEqualTo(1);
+        service.stop();
+        assertThat(service.draSocket()).doesNotExist();
+        assertThat(registrar.registrationSocket()).exists();
+    }
+
+    @Test
+    void theDraSocketMayShareTheRegistryDirectoryUnderItsOwnName() throws IOException {
+        KubeletPlugin plugin = fixture.start(builder().pluginDataDirectory(fixture.resolve("registry"))
+                .pluginSocket(DRIVER + "-common.sock"));
+        KubeletPlugin rolling = fixture.start(KubeletPlugin.builder("other.example.com", new RecordingDriver())
+                .registrarDirectory(fixture.resolve("registry")).pluginDataDirectory(fixture.resolve("other"))
+                .pluginSocket("service.sock").rollingUpdate("pod-a"));
+
+        assertThat(plugin.draSocket()).isEqualTo(fixture.resolve("registry/" + DRIVER + "-common.sock")).exists();
+        assertThat(rolling.draSocket()).isEqualTo(fixture.resolve("other/service-pod-a.sock")).exists();
+    }
+
+    @Test
+    void aListenerThatFailsWhileServingIsReportedButNotOneClosedByStop() throws Exception {
+        CountDownLatch closed = new CountDownLatch(1);
+        ConnectionListener failingOnClose = new ConnectionListener() {
+            @Override
+            public java.nio.channels.ByteChannel accept() throws IOException {
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IOException("simulated listener failure");
+            }
+
+            @Override
+            public void close() {
+                closed.countDown();
+            }
+        };
+        List<Exception> reported = new CopyOnWriteArrayList<>();
+        KubeletPlugin plugin = fixture.start(builder().pluginListener(socket -> failingOnClose)
+                .servingErrorHandler(reported::add));
+
+        failingOnClose.close();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> !reported.isEmpty());
+        assertThat(reported).singleElement().satisfies(error -> assertThat(error)
+                .hasMessageContaining("simulated listener failure").hasMessageStartingWith("dra " + DRIVER));
+
+        List<Exception> afterStop = new CopyOnWriteArrayList<>();
+        KubeletPlugin stopped = fixture.start(builder().pluginDataDirectory(fixture.resolve("second"))
+                .registrarSocketFilename("second.sock")
+                .pluginListener(socket -> acceptingFrom(unixServer(fixture.resolve("proxy.sock"))))
+                .servingErrorHandler(afterStop::add));
+        stopped.stop();
+        plugin.stop();
+        assertThat(afterStop).isEmpty();
+    }
+
+    @Test
     void rollingUpdatesGiveEachInstanceItsOwnSockets() throws IOException {
         KubeletPlugin first = fixture.start(builder().rollingUpdate("pod-a"));
         KubeletPlugin second = fixture.start(builder().rollingUpdate("pod-b"));

@@ -418,7 +418,7 @@ public final class ExamplePlugin implements DraPlugin, AutoCloseable {
     }
 
     private boolean servesHealth() {
-        return plugin.supportedVersions().stream().anyMatch(version -> version.endsWith(".DRAResourceHealth"));
+        return plugin.servesHealth();
     }
 
     private void sendHealthReport() {

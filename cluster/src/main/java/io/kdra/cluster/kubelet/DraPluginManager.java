@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -170,6 +171,19 @@ final class DraPluginManager {
                 }
             }
             return plugins.get(plugins.size() - 1);
+        }
+    }
+
+    /** The registered instances: driver name to their endpoints, in registration order. */
+    Map<String, List<String>> registered() {
+        synchronized (lock) {
+            Map<String, List<String>> registered = new TreeMap<>();
+            store.forEach((driverName, plugins) -> {
+                if (!plugins.isEmpty()) {
+                    registered.put(driverName, plugins.stream().map(plugin -> plugin.endpoint).toList());
+                }
+            });
+            return registered;
         }
     }
 

@@ -5,6 +5,8 @@ import io.kdra.cluster.runtime.ContainerRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,6 +145,14 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** Whether the wiping of a lost driver's slices is waiting for its delay (for tests). */
     synchronized boolean sliceWipePending(String driverName) {
         return session != null && session.plugins().wipePending(driverName);
+    }
+
+    /**
+     * The DRA plugins this kubelet has registered: driver name to the endpoints of its instances, in registration
+     * order; empty while the kubelet is stopped.
+     */
+    public synchronized Map<String, List<String>> registeredPlugins() {
+        return session == null ? Map.of() : session.plugins().registered();
     }
 
     /** The kubelet's metrics in the Prometheus text format, for the node's {@code /metrics} endpoint. */

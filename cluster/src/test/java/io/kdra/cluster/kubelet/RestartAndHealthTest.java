@@ -72,8 +72,11 @@ class RestartAndHealthTest {
         await().atMost(WAIT).until(() -> running(first));
         var container = KubeletFixture.running(node, namespace, "first", "ctr");
         Set<String> before = sliceUids(node, DRIVER);
+        assertThat(node.kubelet().registeredPlugins())
+                .containsExactly(java.util.Map.entry(DRIVER, List.of(driver.kubeletPlugin().draSocket().toString())));
 
         node.kubelet().stop();
+        assertThat(node.kubelet().registeredPlugins()).isEmpty();
         assertThat(sliceUids(node, DRIVER)).isEqualTo(before);
         node.kubelet().start();
 

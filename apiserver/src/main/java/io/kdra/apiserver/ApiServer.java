@@ -66,7 +66,11 @@ public final class ApiServer implements AutoCloseable {
         this.controllers = new ControllerManager(registry, config.featureGates());
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         this.certificate = config.tls() ? ServerCertificate.generate() : null;
+        // No cleartext HTTP/2 (kube-apiserver serves HTTP/2 only over TLS with ALPN; no Kubernetes client speaks h2c):
+        // Vert.x then makes each connection as it is accepted, so the idle timeout also closes one whose first
+        // request never completes its headers.
         HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
+                .setHttp2ClearTextEnabled(false)
                 .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024)
                 .setWebSocketSubProtocols(Stream.concat(ExecProtocols.SERVED.stream(),
                         PortForwardProtocols.SERVED.stream()).toList());

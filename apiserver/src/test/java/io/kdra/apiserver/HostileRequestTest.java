@@ -141,6 +141,11 @@ class HostileRequestTest {
     }
 
     @Test
+    void aConnectionWhoseFirstRequestNeverCompletesItsHeadersIsClosed() throws IOException {
+        assertThat(raw("GET /readyz HTTP/1.1\r\nHost: localho")).isEmpty();
+    }
+
+    @Test
     void aHalfSentBodyGetsATimeoutAndTheConnectionCloses() throws IOException {
         String response = raw("POST " + CONFIGMAPS + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
                 + fixture.server.adminToken() + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"

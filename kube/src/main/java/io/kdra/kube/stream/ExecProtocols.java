@@ -30,8 +30,10 @@ public final class ExecProtocols {
      *     served protocol
      */
     public static String negotiate(String upgrade, List<String> protocolHeaders) throws UnsupportedUpgradeException {
-        if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
-            throw new UnsupportedUpgradeException(upgrade == null ? "Upgrade request required"
+        // An h2c offer (the JDK's HttpClient makes one on a cleartext connection) is about the transport, not a stream.
+        boolean noStreamUpgrade = upgrade == null || upgrade.equalsIgnoreCase("h2c");
+        if (noStreamUpgrade || !upgrade.equalsIgnoreCase("websocket")) {
+            throw new UnsupportedUpgradeException(noStreamUpgrade ? "Upgrade request required"
                     : String.format("unable to upgrade connection: %s is not supported, use WebSocket with one of "
                             + "the subprotocols %s", upgrade, SERVED));
         }

@@ -4,9 +4,11 @@ import java.lang.reflect.Field;
 import io.kdra.kube.FeatureGates;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -31,10 +33,12 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
     public static final String FAILURE_REPORT_KEY = "kdra.failureReport";
     private static final String SERIAL = "Serial";
     /**
-     * Specs tagged {@code Serial} run alone when specs run in parallel, as ginkgo runs {@code [Serial]} specs: they
-     * take the write lock, every other spec a read lock. Fair, so that a waiting Serial spec is not starved.
+     * Specs tagged {@code Serial} run alone on their cluster when specs run in parallel, as ginkgo runs
+     * {@code [Serial]} specs alone on its one cluster: they take the write lock of their cluster, every other spec a
+     * read lock. A spec on a cluster of its own (its own gates or the real slice-wiping delay) disturbs no other
+     * cluster, so it does not wait for them. Fair, so that a waiting Serial spec is not starved.
      */
-    private static final ReadWriteLock SPECS = new ReentrantReadWriteLock(true);
+    private static final Map<Object, ReadWriteLock> SPECS_BY_CLUSTER = new ConcurrentHashMap<>();
     private record PlanRequirements(Set<String> labels, Optional<ClusterRequirements> requirements) {
     }
 
@@ -53,12 +57,14 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
-        Lock lock = context.getTags().contains(SERIAL) ? SPECS.writeLock() : SPECS.readLock();
+        Object cluster = backendKey(context);
+        ReadWriteLock specs = SPECS_BY_CLUSTER.computeIfAbsent(cluster, key -> new ReentrantReadWriteLock(true));
+        Lock lock = context.getTags().contains(SERIAL) ? specs.writeLock() : specs.readLock();
         lock.lock();
         context.getStore(STORE).put(Lock.class, lock);
         Framework framework = framework(context);
         String name = SpecNames.fullName(context.getRequiredTestClass(), context.getRequiredTestMethod());
-        framework.setUp(backend(context), name);
+        framework.setUp(backend(context, cluster), name);
     }
 
     @Override
@@ -77,10 +83,14 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
         }
     }
 
-    private static ClusterBackend backend(ExtensionContext context) {
+    /** The kubeconfig of the run, or else the requirements of the embedded cluster the spec runs on. */
+    private static Object backendKey(ExtensionContext context) {
         // a configuration parameter of the run, or else the system property of the same name
         String kubeconfig = context.getConfigurationParameter(KUBECONFIG_PROPERTY).orElse(null);
-        Object key = kubeconfig != null ? Path.of(kubeconfig) : requirements(context);
+        return kubeconfig != null ? Path.of(kubeconfig) : requirements(context);
+    }
+
+    private static ClusterBackend backend(ExtensionContext context, Object key) {
         StartedBackend started = context.getRoot().getStore(STORE).computeIfAbsent(key, k -> {
             try {
                 return new StartedBackend(k instanceof Path path ? KubeconfigBackend.connect(path)

@@ -115,25 +115,11 @@ public final class NodeProxy {
         PodExecOptions options = PodExecOptions.parse(request.params());
         ObjectNode pod = registry.get(pods, namespace, name);
         String container = PodContainers.choose(pod, name, options.container());
-        String nodeName = Json.text(pod, "spec", "nodeName");
-        if (nodeName == null || nodeName.isEmpty()) {
-            throw ApiException.badRequest(String.format("pod %s does not have a host assigned", name));
-        }
-        KubeletEndpoint kubelet = kubelet(nodeName);
+        KubeletEndpoint kubelet = kubeletOfAssigned(pod, name);
         options.validate();
         String protocol = protocol(request);
         String uri = String.format("/exec/%s/%s/%s?%s", namespace, name, container, options.kubeletQuery());
-        request.pause();
-        webSockets.connect(new WebSocketConnectOptions().setHost(kubelet.host()).setPort(kubelet.port()).setURI(uri)
-                        .setSubProtocols(List.of(protocol)))
-                .onSuccess(node -> upgrade(request, node, protocol))
-                .onFailure(e -> {
-                    request.resume();
-                    fail(request.response(), e instanceof UpgradeRejectedException rejected
-                            ? fromKubelet(rejected.getStatus(), rejected.getBody(), name)
-                            : KubeletEndpoint.unavailable(kubelet.node(),
-                                    String.format("GET ws://%s%s: %s", kubelet, uri, describe(e))));
-                });
+        joinKubelet(request, kubelet, uri, protocol, name);
     }
 
     /**
@@ -146,11 +132,7 @@ public final class NodeProxy {
      */
     public void portForward(HttpServerRequest request, String namespace, String name) {
         ObjectNode pod = registry.get(pods, namespace, name);
-        String nodeName = Json.text(pod, "spec", "nodeName");
-        if (nodeName == null || nodeName.isEmpty()) {
-            throw ApiException.badRequest(String.format("pod %s does not have a host assigned", name));
-        }
-        KubeletEndpoint kubelet = kubelet(nodeName);
+        KubeletEndpoint kubelet = kubeletOfAssigned(pod, name);
         String protocol = PortForwardProtocols.negotiate(request.getHeader("Upgrade"),
                 request.headers().getAll("Sec-WebSocket-Protocol"), PortForwardProtocols.SERVED)
                 .orElseThrow(() -> ApiException.badRequest(String.format(
@@ -168,6 +150,24 @@ public final class NodeProxy {
         }
         List<String> ports = forwardedPorts(request.params().getAll("ports"));
         String uri = path + "?" + String.join("&", ports.stream().map(port -> "ports=" + port).toList());
+        joinKubelet(request, kubelet, uri, protocol, name);
+    }
+
+    /** The kubelet of the pod's node; a pod not yet on a node has no streams to reach. */
+    private KubeletEndpoint kubeletOfAssigned(ObjectNode pod, String name) {
+        String nodeName = Json.text(pod, "spec", "nodeName");
+        if (nodeName == null || nodeName.isEmpty()) {
+            throw ApiException.badRequest(String.format("pod %s does not have a host assigned", name));
+        }
+        return kubelet(nodeName);
+    }
+
+    /**
+     * Opens the kubelet's WebSocket at {@code uri} with the negotiated subprotocol, then upgrades the client and joins
+     * the two; what the kubelet refuses reaches the client as a Status with the kubelet's code and words.
+     */
+    private void joinKubelet(HttpServerRequest request, KubeletEndpoint kubelet, String uri, String protocol,
+            String name) {
         request.pause();
         webSockets.connect(new WebSocketConnectOptions().setHost(kubelet.host()).setPort(kubelet.port()).setURI(uri)
                         .setSubProtocols(List.of(protocol)))

@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroupResourceClaimS
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.PodGroupClaims;
 import io.kdra.kube.FeatureGates;
+import io.kdra.kube.client.Informers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -125,39 +126,10 @@ public final class ResourceClaimController
             return owner == null ? List.of() : List.of(owner);
         }));
         if (podGroups != null) {
-            podGroups.addEventHandler(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(PodGroup group) {
-                    enqueuePodGroup(group, false);
-                }
-
-                @Override
-                public void onUpdate(PodGroup oldGroup, PodGroup newGroup) {
-                    enqueuePodGroup(newGroup, false);
-                }
-
-                @Override
-                public void onDelete(PodGroup group, boolean finalStateUnknown) {
-                    enqueuePodGroup(group, true);
-                }
-            });
+            podGroups.addEventHandler(Informers.handler(group -> enqueuePodGroup(group, false),
+                    group -> enqueuePodGroup(group, true)));
         }
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                enqueuePod(pod, false);
-            }
-
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-                enqueuePod(newPod, false);
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                enqueuePod(pod, true);
-            }
-        });
+        pods.addEventHandler(Informers.handler(pod -> enqueuePod(pod, false), pod -> enqueuePod(pod, true)));
         claims.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ResourceClaim claim) {

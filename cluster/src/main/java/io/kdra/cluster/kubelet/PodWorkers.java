@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.client.Informers;
 import io.kdra.cluster.EventRecorder;
@@ -85,22 +84,7 @@ final class PodWorkers {
             adopted.computeIfAbsent(container.config().podUid(), uid -> new ArrayList<>()).add(container);
         }
         informer = Informers.inform(client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName()),
-                new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Pod pod) {
-                        upsert(pod);
-                    }
-
-                    @Override
-                    public void onUpdate(Pod old, Pod pod) {
-                        upsert(pod);
-                    }
-
-                    @Override
-                    public void onDelete(Pod pod, boolean finalStateUnknown) {
-                        removedFromApi(pod);
-                    }
-                });
+                Informers.handler(this::upsert, this::removedFromApi));
         long period = config.timing().reconcilePeriod().toMillis();
         reconcile = host.executor().scheduleWithFixedDelay(this::reconcile, 0, period, TimeUnit.MILLISECONDS);
     }

@@ -107,7 +107,7 @@ final class NodeSpecSupport {
     }
 
     String nodeName() {
-        return kubelet.nodeName();
+        return kubelet.access().nodeName();
     }
 
     KubeletNode kubelet() {
@@ -155,7 +155,7 @@ final class NodeSpecSupport {
      * next to the registration socket.
      */
     Consumer<KubeletPlugin.Builder> commonSocket(String driverName) {
-        return plugin -> plugin.pluginDataDirectory(kubelet.pluginsRegistryDirectory())
+        return plugin -> plugin.pluginDataDirectory(kubelet.access().pluginsRegistryDirectory())
                 .pluginSocket(driverName + "-common.sock");
     }
 
@@ -166,12 +166,12 @@ final class NodeSpecSupport {
     private ExamplePlugin start(String driverName, boolean withDevice, Consumer<KubeletPlugin.Builder> options)
             throws IOException {
         String nodeName = nodeName();
-        ExamplePlugin.Builder builder = ExamplePlugin.builder(driverName, kubelet.cdiFiles())
+        ExamplePlugin.Builder builder = ExamplePlugin.builder(driverName, kubelet.access().cdiFiles())
                 .nodeName(nodeName)
                 .kubernetesClient(f.client())
                 .pluginOptions(plugin -> options.accept(plugin
-                        .registrarDirectory(kubelet.pluginsRegistryDirectory())
-                        .pluginDataDirectory(kubelet.pluginsDirectory().resolve(driverName))));
+                        .registrarDirectory(kubelet.access().pluginsRegistryDirectory())
+                        .pluginDataDirectory(kubelet.access().pluginsDirectory().resolve(driverName))));
         if (withDevice) {
             builder.driverResources(DriverResources.of(nodeName,
                     Pool.ofDevices(List.of(new DeviceBuilder().withName("device-00").build()))));

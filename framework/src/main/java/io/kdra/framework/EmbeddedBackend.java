@@ -148,26 +148,11 @@ public final class EmbeddedBackend implements ClusterBackend {
     @Override
     public KubeletNode kubeletNode(String nodeName) {
         ClusterNode node = cluster.node(nodeName);
-        FileOperations cdiFiles = new LocalFileOperations(node.cdiDirectory());
+        NodeAccess access = node(nodeName);
         return new KubeletNode() {
             @Override
-            public String nodeName() {
-                return nodeName;
-            }
-
-            @Override
-            public Path pluginsRegistryDirectory() {
-                return node.pluginsRegistryDirectory();
-            }
-
-            @Override
-            public Path pluginsDirectory() {
-                return node.pluginsDirectory();
-            }
-
-            @Override
-            public FileOperations cdiFiles() {
-                return cdiFiles;
+            public NodeAccess access() {
+                return access;
             }
 
             @Override

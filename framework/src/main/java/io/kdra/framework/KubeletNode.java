@@ -1,8 +1,6 @@
 package io.kdra.framework;
 
-import io.kdra.plugin.cdi.FileOperations;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -14,16 +12,8 @@ import java.util.Map;
  */
 public interface KubeletNode {
 
-    String nodeName();
-
-    /** Where the kubelet looks for registration sockets (a real node's {@code /var/lib/kubelet/plugins_registry}). */
-    Path pluginsRegistryDirectory();
-
-    /** The parent of each driver's data directory (a real node's {@code /var/lib/kubelet/plugins}). */
-    Path pluginsDirectory();
-
-    /** The CDI spec directory the node's container runtime reads (a real node's {@code /var/run/cdi}). */
-    FileOperations cdiFiles();
+    /** The node as a driver reaches it: its name, the kubelet's plugin directories and the CDI spec directory. */
+    NodeAccess access();
 
     boolean isKubeletRunning();
 

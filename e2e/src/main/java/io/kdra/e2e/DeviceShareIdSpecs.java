@@ -1,10 +1,7 @@
 package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.DRIVER_NAME;
-import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
 import static io.kdra.e2e.NodeSpecSupport.REQUEST;
-import static io.kdra.e2e.NodeSpecSupport.RETRY_TEST_TIMEOUT;
-import static io.kdra.e2e.ResourceKubeletPluginSpecs.awaitCalls;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
@@ -75,14 +72,13 @@ class DeviceShareIdSpecs {
             throws IOException {
         ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
 
-        f.by("wait for registration to complete");
-        awaitCalls(kubeletPlugin, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for registration to complete", kubeletPlugin);
 
         Pod pod = node.createTestObjects("draclass", "external-claim", "drapod", false, List.of(DRIVER_NAME),
                 results);
 
-        f.by("wait for NodePrepareResources call to succeed with given allocation results");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed with given allocation results", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -90,7 +86,7 @@ class DeviceShareIdSpecs {
         f.by("delete pod");
         f.client().resource(pod).delete();
 
-        f.by("wait for NodeUnprepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesSucceeded());
     }
 }

@@ -128,8 +128,7 @@ final class NodeSpecSupport {
         f.by("start Kubelet plugin");
         ExamplePlugin plugin = start(driverName, true, builder -> options.accept(withHealthService(builder)));
         f.cleanup("stop Kubelet plugin " + driverName, () -> draServiceCleanup(driverName, plugin));
-        Waits.until("registration of " + driverName, PLUGIN_REGISTRATION_TIMEOUT)
-                .until(plugin::grpcCalls, CallMatcher.beRegistered());
+        awaitRegistered(plugin);
         return plugin;
     }
 
@@ -148,6 +147,51 @@ final class NodeSpecSupport {
                 plugin -> options.accept(withHealthService(plugin).registrationService(false)));
         f.cleanup("stop Kubelet plugin " + driverName, () -> draServiceCleanup(driverName, service));
         return service;
+    }
+
+    /**
+     * Upstream's two-socket start: a registrar-only instance, its registration, then the DRA service with
+     * {@code serviceOptions} beside it.
+     */
+    ExamplePlugin newRegisteredDraService(String driverName, Consumer<KubeletPlugin.Builder> registrarOptions,
+            Consumer<KubeletPlugin.Builder> serviceOptions) throws IOException {
+        f.by("start DRA registrar");
+        ExamplePlugin registrar = newRegistrar(driverName, registrarOptions);
+        awaitRegistered("wait for registration to complete", registrar);
+        f.by("start DRA plugin service");
+        return newDraService(driverName, serviceOptions);
+    }
+
+    /** {@link #newRegisteredDraService(String, Consumer, Consumer)} with the same options for both sockets. */
+    ExamplePlugin newRegisteredDraService(String driverName, Consumer<KubeletPlugin.Builder> options)
+            throws IOException {
+        return newRegisteredDraService(driverName, options, options);
+    }
+
+    /** Waits until the kubelet registered the plugin. */
+    void awaitRegistered(ExamplePlugin plugin) {
+        awaitCalls(plugin, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+    }
+
+    /** A step of the scenario (upstream's {@code By}) that waits until the kubelet registered the plugin. */
+    void awaitRegistered(String step, ExamplePlugin plugin) {
+        f.by(step);
+        awaitRegistered(plugin);
+    }
+
+    /** Waits, as long as a failed and a retried pod start may take, until the plugin's gRPC calls match. */
+    void awaitCalls(ExamplePlugin plugin, CallMatcher matcher) {
+        awaitCalls(plugin, RETRY_TEST_TIMEOUT, matcher);
+    }
+
+    /** A step of the scenario (upstream's {@code By}) that waits until the plugin's gRPC calls match. */
+    void awaitCalls(String step, ExamplePlugin plugin, CallMatcher matcher) {
+        f.by(step);
+        awaitCalls(plugin, matcher);
+    }
+
+    private static void awaitCalls(ExamplePlugin plugin, Duration timeout, CallMatcher matcher) {
+        Waits.until(matcher.description(), timeout).until(plugin::grpcCalls, matcher);
     }
 
     /**

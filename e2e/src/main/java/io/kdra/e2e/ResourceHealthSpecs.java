@@ -1,9 +1,7 @@
 package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.DRIVER_NAME;
-import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
 import static io.kdra.e2e.NodeSpecSupport.RETRY_TEST_TIMEOUT;
-import static io.kdra.e2e.ResourceKubeletPluginSpecs.awaitCalls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
@@ -81,15 +79,10 @@ class ResourceHealthSpecs {
         NodeSpecSupport.CountingListener[] listener = new NodeSpecSupport.CountingListener[1];
         ListenerFactory getListener = socketPath -> listener[0] = NodeSpecSupport.CountingListener.listen(socketPath);
 
-        f.by("start DRA registrar");
         // 1.36+ kubelets open health streams only for health services the registration advertises.
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, plugin -> plugin.healthV1alpha1(true).healthV1(true));
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin draService = node.newDraService(DRIVER_NAME, plugin -> plugin.pluginListener(getListener));
+        ExamplePlugin draService = node.newRegisteredDraService(DRIVER_NAME,
+                plugin -> plugin.healthV1alpha1(true).healthV1(true),
+                plugin -> plugin.pluginListener(getListener));
 
         for (String suffix : List.of("-1", "-2")) {
             draService.resetGrpcCalls();
@@ -146,8 +139,7 @@ class ResourceHealthSpecs {
         f.by("Restarting the plugin to simulate reconnection");
         ExamplePlugin restarted = node.newKubeletPlugin(DRIVER_NAME);
 
-        f.by("Waiting for plugin registration after restart");
-        awaitCalls(restarted, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("Waiting for plugin registration after restart", restarted);
 
         f.by("Creating a new pod to trigger NodePrepareResources after reconnection");
         HealthyPod second = setupAndVerifyHealthyPod(restarted, "reconnect-test-class-2", "reconnect-test-claim-2",
@@ -209,8 +201,8 @@ class ResourceHealthSpecs {
                 null);
         HealthyPod healthy = new HealthyPod(pod, claimName, poolName, deviceName);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(plugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", plugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("Waiting for the pod to be running");
         Pods.waitForRunning(f, pod);

@@ -1,10 +1,7 @@
 package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.DRIVER_NAME;
-import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
-import static io.kdra.e2e.NodeSpecSupport.RETRY_TEST_TIMEOUT;
 import static io.kdra.e2e.ResourceHealthSpecs.HEALTH_UPDATE_TIMEOUT;
-import static io.kdra.e2e.ResourceKubeletPluginSpecs.awaitCalls;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -51,8 +48,7 @@ class ResourceHealthWithShareIdSpecs {
         f.by("Starting the test driver");
         ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
 
-        f.by("wait for registration to complete");
-        awaitCalls(kubeletPlugin, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for registration to complete", kubeletPlugin);
 
         String poolName = "shareid-health-pool";
         String deviceName = "shareid-health-device";
@@ -60,8 +56,8 @@ class ResourceHealthWithShareIdSpecs {
         Pod pod = node.createHealthTestPodAndClaim(DRIVER_NAME, "shareid-health-pod", claimName,
                 "shareid-health-class", poolName, deviceName, UUID.randomUUID().toString());
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to be running");
         Pods.waitForRunning(f, pod);

@@ -2,7 +2,6 @@ package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.DRIVER_NAME;
 import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
-import static io.kdra.e2e.NodeSpecSupport.RETRY_TEST_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
@@ -18,7 +17,6 @@ import io.kdra.testdriver.CallMatcher;
 import io.kdra.testdriver.ExamplePlugin;
 import io.kdra.testdriver.GrpcCall;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -70,8 +68,7 @@ class ResourceKubeletPluginSpecs {
         kubeletPlugin.stop();
         ExamplePlugin restarted = node.newKubeletPlugin(DRIVER_NAME);
 
-        f.by("wait for Kubelet plugin re-registration");
-        awaitCalls(restarted, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for Kubelet plugin re-registration", restarted);
     }
 
     @Test
@@ -86,16 +83,14 @@ class ResourceKubeletPluginSpecs {
         f.by("restart Kubelet");
         node.restartKubelet();
 
-        f.by("wait for GetInfo call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.getInfoFailed());
+        node.awaitCalls("wait for GetInfo call to fail", kubeletPlugin, CallMatcher.getInfoFailed());
         assertThat(CallMatcher.beRegistered().test(kubeletPlugin.grpcCalls()))
                 .as("Expect plugin not to be registered due to GetInfo failure").isFalse();
 
         f.by("unset GetInfo failure mode");
         kubeletPlugin.setGetInfoError(null);
 
-        f.by("wait for Kubelet plugin re-registration");
-        awaitCalls(kubeletPlugin, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for Kubelet plugin re-registration", kubeletPlugin);
     }
 
     @Test
@@ -110,16 +105,15 @@ class ResourceKubeletPluginSpecs {
         f.by("restart Kubelet");
         node.restartKubelet();
 
-        f.by("wait for NotifyRegistrationStatus call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.notifyRegistrationStatusFailed());
+        node.awaitCalls("wait for NotifyRegistrationStatus call to fail", kubeletPlugin,
+                CallMatcher.notifyRegistrationStatusFailed());
         assertThat(CallMatcher.beRegistered().test(kubeletPlugin.grpcCalls()))
                 .as("Expect plugin not to be registered due to NotifyRegistrationStatus failure").isFalse();
 
         f.by("unset NotifyRegistrationStatus failure mode");
         kubeletPlugin.setNotifyRegistrationStatusError(null);
 
-        f.by("wait for Kubelet plugin re-registration");
-        awaitCalls(kubeletPlugin, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for Kubelet plugin re-registration", kubeletPlugin);
     }
 
     @Test
@@ -163,13 +157,13 @@ class ResourceKubeletPluginSpecs {
         f.by("wait for pod to be in Pending state");
         waitForPending(pod);
 
-        f.by("wait for NodePrepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesFailed());
+        node.awaitCalls("wait for NodePrepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesFailed());
 
         unsetNodePrepareResourcesFailureMode.run();
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -182,16 +176,16 @@ class ResourceKubeletPluginSpecs {
         Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
         Pod pod = createTestObjects("drapod", true);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         unsetNodeUnprepareResourcesFailureMode.run();
 
-        f.by("wait for NodeUnprepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -207,8 +201,8 @@ class ResourceKubeletPluginSpecs {
         f.by("wait for pod to be in Pending state");
         waitForPending(pod);
 
-        f.by("wait for NodePrepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesFailed());
+        node.awaitCalls("wait for NodePrepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesFailed());
 
         f.by("stop Kubelet");
         Runnable restartKubelet = node.mustStopKubelet();
@@ -218,8 +212,8 @@ class ResourceKubeletPluginSpecs {
         f.by("restart Kubelet");
         restartKubelet.run();
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -231,11 +225,11 @@ class ResourceKubeletPluginSpecs {
         ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
         Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
         Pod pod = createTestObjects("drapod", true);
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         f.by("stop Kubelet");
         Runnable restartKubelet = node.mustStopKubelet();
@@ -245,8 +239,8 @@ class ResourceKubeletPluginSpecs {
         f.by("restart Kubelet");
         restartKubelet.run();
 
-        f.by("wait for NodeUnprepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -259,22 +253,22 @@ class ResourceKubeletPluginSpecs {
         Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
         Pod pod = createTestObjects("drapod", false);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         f.by("delete pod");
         f.client().resource(pod).delete();
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         unsetNodeUnprepareResourcesFailureMode.run();
 
-        f.by("wait for NodeUnprepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesSucceeded());
     }
 
     @Test
@@ -284,28 +278,28 @@ class ResourceKubeletPluginSpecs {
         Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
         Pod pod = createTestObjects("drapod", false);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         f.by("delete pod");
         f.client().resource(pod).withGracePeriod(0).delete();
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         f.by("restart Kubelet");
         node.restartKubelet();
 
-        f.by("wait for NodeUnprepareResources call to fail");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         unsetNodeUnprepareResourcesFailureMode.run();
 
-        f.by("wait for NodeUnprepareResources call to succeed");
-        awaitCalls(kubeletPlugin, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesSucceeded());
     }
 
     @Test
@@ -351,19 +345,12 @@ class ResourceKubeletPluginSpecs {
     }
 
     private void functionalListenAfterRegistration(Consumer<KubeletPlugin.Builder> opts) throws IOException {
-        f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, opts);
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin draService = node.newDraService(DRIVER_NAME, opts);
+        ExamplePlugin draService = node.newRegisteredDraService(DRIVER_NAME, opts);
 
         Pod pod = createTestObjects("drapod", false);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(draService, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", draService,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -382,19 +369,12 @@ class ResourceKubeletPluginSpecs {
     }
 
     private void functionalAfterServiceReconnect(Consumer<KubeletPlugin.Builder> opts) throws IOException {
-        f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, opts);
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin draService = node.newDraService(DRIVER_NAME, opts);
+        ExamplePlugin draService = node.newRegisteredDraService(DRIVER_NAME, opts);
 
         Pod pod = createTestObjects("drasleeppod", false);
 
-        f.by("wait for NodePrepareResources call to succeed");
-        awaitCalls(draService, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources call to succeed", draService,
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("stop plugin");
         draService.stop();
@@ -412,7 +392,7 @@ class ResourceKubeletPluginSpecs {
         f.by("stopping pod and waiting for it to get removed, indicating that NodeUnprepareResources must have been"
                 + " called");
         f.client().resource(pod).delete();
-        awaitCalls(restarted, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls(restarted, CallMatcher.nodeUnprepareResourcesSucceeded());
         Pods.waitForNotFound(f, pod, f.timeouts().podDelete());
     }
 
@@ -468,14 +448,8 @@ class ResourceKubeletPluginSpecs {
         NodeSpecSupport.CountingListener[] listener = new NodeSpecSupport.CountingListener[1];
         ListenerFactory getListener = socketPath -> listener[0] = NodeSpecSupport.CountingListener.listen(socketPath);
 
-        f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, plugin -> { });
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin draService = node.newDraService(DRIVER_NAME, plugin -> plugin.pluginListener(getListener));
+        ExamplePlugin draService = node.newRegisteredDraService(DRIVER_NAME, plugin -> { },
+                plugin -> plugin.pluginListener(getListener));
 
         for (String suffix : List.of("-1", "-2")) {
             draService.resetGrpcCalls();
@@ -484,11 +458,11 @@ class ResourceKubeletPluginSpecs {
             Pod pod = node.createTestObjects("draclass" + suffix, "external-claim" + suffix, "drapod" + suffix, true,
                     List.of(DRIVER_NAME));
 
-            f.by("wait for NodePrepareResources call to succeed " + suffix);
-            awaitCalls(draService, RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+            node.awaitCalls("wait for NodePrepareResources call to succeed " + suffix, draService,
+                    CallMatcher.nodePrepareResourcesSucceeded());
 
-            f.by("wait for NodeUnprepareResources call to succeed " + suffix);
-            awaitCalls(draService, RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+            node.awaitCalls("wait for NodeUnprepareResources call to succeed " + suffix, draService,
+                    CallMatcher.nodeUnprepareResourcesSucceeded());
 
             f.by("wait for pod to succeed " + suffix);
             Pods.waitForSuccess(f, pod);
@@ -505,9 +479,5 @@ class ResourceKubeletPluginSpecs {
     private void waitForPending(Pod pod) {
         Waits.until("pod " + pod.getMetadata().getName() + " Pending", f.timeouts().podStartShort())
                 .until(Pods.phase(f, pod), is(Pods.PENDING));
-    }
-
-    static void awaitCalls(ExamplePlugin plugin, Duration timeout, CallMatcher matcher) {
-        Waits.until(matcher.description(), timeout).until(plugin::grpcCalls, matcher);
     }
 }

@@ -2,7 +2,6 @@ package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.DRIVER_NAME;
 import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
-import static io.kdra.e2e.ResourceKubeletPluginSpecs.awaitCalls;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -12,7 +11,6 @@ import io.kdra.framework.Framework;
 import io.kdra.framework.RealSliceWipingDelay;
 import io.kdra.framework.Waits;
 import io.kdra.plugin.KubeletPlugin;
-import io.kdra.testdriver.CallMatcher;
 import io.kdra.testdriver.ExamplePlugin;
 import java.io.IOException;
 import java.time.Duration;
@@ -104,14 +102,7 @@ class ResourceSliceSpecs {
     }
 
     private void removedIfPluginStopsAfterRegistration(Consumer<KubeletPlugin.Builder> opts) throws IOException {
-        f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, opts);
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin kubeletPlugin = node.newDraService(DRIVER_NAME, opts);
+        ExamplePlugin kubeletPlugin = node.newRegisteredDraService(DRIVER_NAME, opts);
 
         f.by("wait for ResourceSlice to be created by plugin");
         List<String> matchNode = List.of(node.nodeName());
@@ -133,8 +124,7 @@ class ResourceSliceSpecs {
 
         f.by("start DRA registrar");
         ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, plugin -> { });
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for registration to complete", registrar);
 
         f.by("create a ResourceSlice");
         node.createTestResourceSlice(nodeName, DRIVER_NAME);
@@ -162,14 +152,7 @@ class ResourceSliceSpecs {
     }
 
     private void testRemoveIfRestartsQuickly(Consumer<KubeletPlugin.Builder> opts) throws Exception {
-        f.by("start DRA registrar");
-        ExamplePlugin registrar = node.newRegistrar(DRIVER_NAME, opts);
-
-        f.by("wait for registration to complete");
-        awaitCalls(registrar, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-
-        f.by("start DRA plugin service");
-        ExamplePlugin kubeletPlugin = node.newDraService(DRIVER_NAME, opts);
+        ExamplePlugin kubeletPlugin = node.newRegisteredDraService(DRIVER_NAME, opts);
 
         f.by("wait for ResourceSlice to be created by plugin");
         List<String> matchNode = List.of(node.nodeName());

@@ -2,9 +2,6 @@ package io.kdra.e2e;
 
 import static io.kdra.e2e.NodeSpecSupport.KUBELET_PLUGIN1_NAME;
 import static io.kdra.e2e.NodeSpecSupport.KUBELET_PLUGIN2_NAME;
-import static io.kdra.e2e.NodeSpecSupport.PLUGIN_REGISTRATION_TIMEOUT;
-import static io.kdra.e2e.NodeSpecSupport.RETRY_TEST_TIMEOUT;
-import static io.kdra.e2e.ResourceKubeletPluginSpecs.awaitCalls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -50,9 +47,8 @@ class TwoResourceKubeletPluginsSpecs {
         ExamplePlugin kubeletPlugin1 = node.newKubeletPlugin(KUBELET_PLUGIN1_NAME);
         ExamplePlugin kubeletPlugin2 = node.newKubeletPlugin(KUBELET_PLUGIN2_NAME);
 
-        f.by("wait for Kubelet plugin registration");
-        awaitCalls(kubeletPlugin1, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
-        awaitCalls(kubeletPlugin2, PLUGIN_REGISTRATION_TIMEOUT, CallMatcher.beRegistered());
+        node.awaitRegistered("wait for Kubelet plugin registration", kubeletPlugin1);
+        node.awaitRegistered(kubeletPlugin2);
         return new Plugins(kubeletPlugin1, kubeletPlugin2);
     }
 
@@ -66,13 +62,13 @@ class TwoResourceKubeletPluginsSpecs {
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
 
-        f.by("wait for NodePrepareResources calls to succeed");
-        awaitCalls(plugins.first(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodePrepareResources calls to succeed", plugins.first(),
+                CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls(plugins.second(), CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for NodeUnprepareResources calls to succeed");
-        awaitCalls(plugins.first(), RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources calls to succeed", plugins.first(),
+                CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls(plugins.second(), CallMatcher.nodeUnprepareResourcesSucceeded());
     }
 
     @Test
@@ -112,13 +108,13 @@ class TwoResourceKubeletPluginsSpecs {
         f.by("wait for pod to be in Pending state");
         waitForPending(pod);
 
-        f.by("wait for plugin2 NodePrepareResources call to fail");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesFailed());
+        node.awaitCalls("wait for plugin2 NodePrepareResources call to fail", plugins.second(),
+                CallMatcher.nodePrepareResourcesFailed());
 
         unsetNodePrepareResourcesFailureMode.run();
 
-        f.by("wait for plugin2 NodePrepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodePrepareResources call to succeed", plugins.second(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -132,19 +128,19 @@ class TwoResourceKubeletPluginsSpecs {
         Runnable unsetNodeUnprepareResourcesFailureMode = plugins.second().setNodeUnprepareResourcesFailureMode();
         Pod pod = createTestObjects("drapod", true);
 
-        f.by("wait for plugin1 NodePrepareResources call to succeed");
-        awaitCalls(plugins.first(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin1 NodePrepareResources call to succeed", plugins.first(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for plugin2 NodePrepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodePrepareResources call to succeed", plugins.second(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for plugin2 NodeUnprepareResources call to fail");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesFailed());
+        node.awaitCalls("wait for plugin2 NodeUnprepareResources call to fail", plugins.second(),
+                CallMatcher.nodeUnprepareResourcesFailed());
 
         unsetNodeUnprepareResourcesFailureMode.run();
 
-        f.by("wait for plugin2 NodeUnprepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodeUnprepareResources call to succeed", plugins.second(),
+                CallMatcher.nodeUnprepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -167,8 +163,8 @@ class TwoResourceKubeletPluginsSpecs {
 
         unblockNodePrepareResources.run();
 
-        f.by("wait for plugin2 NodePrepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodePrepareResources call to succeed", plugins.second(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);
@@ -183,19 +179,19 @@ class TwoResourceKubeletPluginsSpecs {
         f.cleanup("unblock NodeUnprepareResources", unblockNodeUnprepareResources::run);
         Pod pod = createTestObjects("drapod", true);
 
-        f.by("wait for plugin1 NodePrepareResources call to succeed");
-        awaitCalls(plugins.first(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin1 NodePrepareResources call to succeed", plugins.first(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
-        f.by("wait for plugin2 NodePrepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodePrepareResources call to succeed", plugins.second(),
+                CallMatcher.nodePrepareResourcesSucceeded());
 
         f.by("restart Kubelet");
         node.restartKubelet();
 
         unblockNodeUnprepareResources.run();
 
-        f.by("wait for plugin2 NodeUnprepareResources call to succeed");
-        awaitCalls(plugins.second(), RETRY_TEST_TIMEOUT, CallMatcher.nodeUnprepareResourcesSucceeded());
+        node.awaitCalls("wait for plugin2 NodeUnprepareResources call to succeed", plugins.second(),
+                CallMatcher.nodeUnprepareResourcesSucceeded());
 
         f.by("wait for pod to succeed");
         Pods.waitForSuccess(f, pod);

@@ -172,17 +172,11 @@ class ResourceKubeletPluginSpecs {
     @Test
     @DisplayName("must run pod if NodeUnprepareResources fails and then succeeds")
     void mustRunPodIfNodeUnprepareResourcesFailsAndThenSucceeds() throws IOException {
-        ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
-        Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
-        Pod pod = createTestObjects("drapod", true);
+        FailingUnprepare failing = podWithFailingUnprepare(true);
+        ExamplePlugin kubeletPlugin = failing.plugin();
+        Pod pod = failing.pod();
 
-        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
-                CallMatcher.nodePrepareResourcesSucceeded());
-
-        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
-                CallMatcher.nodeUnprepareResourcesFailed());
-
-        unsetNodeUnprepareResourcesFailureMode.run();
+        failing.unsetFailureMode().run();
 
         node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesSucceeded());
@@ -204,13 +198,7 @@ class ResourceKubeletPluginSpecs {
         node.awaitCalls("wait for NodePrepareResources call to fail", kubeletPlugin,
                 CallMatcher.nodePrepareResourcesFailed());
 
-        f.by("stop Kubelet");
-        Runnable restartKubelet = node.mustStopKubelet();
-
-        unsetNodePrepareResourcesFailureMode.run();
-
-        f.by("restart Kubelet");
-        restartKubelet.run();
+        restartKubeletAfter(unsetNodePrepareResourcesFailureMode);
 
         node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
                 CallMatcher.nodePrepareResourcesSucceeded());
@@ -222,22 +210,11 @@ class ResourceKubeletPluginSpecs {
     @Test
     @DisplayName("must retry NodeUnprepareResources after Kubelet restart")
     void mustRetryNodeUnprepareResourcesAfterKubeletRestart() throws IOException {
-        ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
-        Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
-        Pod pod = createTestObjects("drapod", true);
-        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
-                CallMatcher.nodePrepareResourcesSucceeded());
+        FailingUnprepare failing = podWithFailingUnprepare(true);
+        ExamplePlugin kubeletPlugin = failing.plugin();
+        Pod pod = failing.pod();
 
-        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
-                CallMatcher.nodeUnprepareResourcesFailed());
-
-        f.by("stop Kubelet");
-        Runnable restartKubelet = node.mustStopKubelet();
-
-        unsetNodeUnprepareResourcesFailureMode.run();
-
-        f.by("restart Kubelet");
-        restartKubelet.run();
+        restartKubeletAfter(failing.unsetFailureMode());
 
         node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesSucceeded());
@@ -249,15 +226,9 @@ class ResourceKubeletPluginSpecs {
     @Test
     @DisplayName("must call NodeUnprepareResources for deleted pod")
     void mustCallNodeUnprepareResourcesForDeletedPod() throws IOException {
-        ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
-        Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
-        Pod pod = createTestObjects("drapod", false);
-
-        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
-                CallMatcher.nodePrepareResourcesSucceeded());
-
-        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
-                CallMatcher.nodeUnprepareResourcesFailed());
+        FailingUnprepare failing = podWithFailingUnprepare(false);
+        ExamplePlugin kubeletPlugin = failing.plugin();
+        Pod pod = failing.pod();
 
         f.by("delete pod");
         f.client().resource(pod).delete();
@@ -265,7 +236,7 @@ class ResourceKubeletPluginSpecs {
         node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesFailed());
 
-        unsetNodeUnprepareResourcesFailureMode.run();
+        failing.unsetFailureMode().run();
 
         node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesSucceeded());
@@ -274,15 +245,9 @@ class ResourceKubeletPluginSpecs {
     @Test
     @DisplayName("must call NodeUnprepareResources for deleted pod after Kubelet restart")
     void mustCallNodeUnprepareResourcesForDeletedPodAfterKubeletRestart() throws IOException {
-        ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
-        Runnable unsetNodeUnprepareResourcesFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
-        Pod pod = createTestObjects("drapod", false);
-
-        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
-                CallMatcher.nodePrepareResourcesSucceeded());
-
-        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
-                CallMatcher.nodeUnprepareResourcesFailed());
+        FailingUnprepare failing = podWithFailingUnprepare(false);
+        ExamplePlugin kubeletPlugin = failing.plugin();
+        Pod pod = failing.pod();
 
         f.by("delete pod");
         f.client().resource(pod).withGracePeriod(0).delete();
@@ -296,7 +261,7 @@ class ResourceKubeletPluginSpecs {
         node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesFailed());
 
-        unsetNodeUnprepareResourcesFailureMode.run();
+        failing.unsetFailureMode().run();
 
         node.awaitCalls("wait for NodeUnprepareResources call to succeed", kubeletPlugin,
                 CallMatcher.nodeUnprepareResourcesSucceeded());
@@ -470,6 +435,34 @@ class ResourceKubeletPluginSpecs {
             f.by("check that listener.Accept was called only once " + suffix);
             assertThat(listener[0].acceptCount()).isEqualTo(1);
         }
+    }
+
+    /** The plugin, failing every NodeUnprepareResources until {@code unsetFailureMode} runs, and the pod. */
+    private record FailingUnprepare(ExamplePlugin plugin, Runnable unsetFailureMode, Pod pod) {
+    }
+
+    /**
+     * Starts the plugin failing NodeUnprepareResources and a pod, and waits until preparing succeeded and the first
+     * unprepare failed.
+     */
+    private FailingUnprepare podWithFailingUnprepare(boolean deferPodDeletion) throws IOException {
+        ExamplePlugin kubeletPlugin = node.newKubeletPlugin(DRIVER_NAME);
+        Runnable unsetFailureMode = kubeletPlugin.setNodeUnprepareResourcesFailureMode();
+        Pod pod = createTestObjects("drapod", deferPodDeletion);
+        node.awaitCalls("wait for NodePrepareResources call to succeed", kubeletPlugin,
+                CallMatcher.nodePrepareResourcesSucceeded());
+        node.awaitCalls("wait for NodeUnprepareResources call to fail", kubeletPlugin,
+                CallMatcher.nodeUnprepareResourcesFailed());
+        return new FailingUnprepare(kubeletPlugin, unsetFailureMode, pod);
+    }
+
+    /** Stops the kubelet, runs the action while it is down, and starts it again. */
+    private void restartKubeletAfter(Runnable whileStopped) {
+        f.by("stop Kubelet");
+        Runnable restartKubelet = node.mustStopKubelet();
+        whileStopped.run();
+        f.by("restart Kubelet");
+        restartKubelet.run();
     }
 
     private Pod createTestObjects(String podName, boolean deferPodDeletion) {

@@ -108,9 +108,13 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     /**
      * The spec's requirements: its tags', the real slice-wiping delay when it is annotated so, and, for a spec that
-     * needs gates off, its own tags' requirements with those gates off instead of the run's shared cluster.
+     * needs gates off or upgrades its cluster, its own tags' requirements with those gates off or one minor release
+     * back, instead of the run's shared cluster.
      */
     private static ClusterRequirements requirements(ExtensionContext context) {
+        if (AnnotationSupport.isAnnotated(context.getTestMethod(), UpgradesCluster.class)) {
+            return ClusterRequirements.forTags(context.getTags()).upgradableFromPreviousMinor();
+        }
         Set<String> gatesOff = new TreeSet<>();
         AnnotationSupport.findAnnotation(context.getTestClass(), DisabledFeatureGates.class)
                 .ifPresent(off -> gatesOff.addAll(Arrays.asList(off.value())));

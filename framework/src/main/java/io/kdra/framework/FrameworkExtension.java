@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -113,7 +114,11 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
      */
     private static ClusterRequirements requirements(ExtensionContext context) {
         if (AnnotationSupport.isAnnotated(context.getTestMethod(), UpgradesCluster.class)) {
-            return ClusterRequirements.forTags(context.getTags()).upgradableFromPreviousMinor();
+            ClusterRequirements current = ClusterRequirements.forTags(context.getTags());
+            Assumptions.assumeTrue(current.kubernetesVersion().compareTo(FeatureGates.OLDEST_VERSION) > 0,
+                    () -> "kdra emulates no Kubernetes release before " + FeatureGates.OLDEST_VERSION
+                            + " to upgrade from to " + current.kubernetesVersion());
+            return current.upgradableFromPreviousMinor();
         }
         Set<String> gatesOff = new TreeSet<>();
         AnnotationSupport.findAnnotation(context.getTestClass(), DisabledFeatureGates.class)

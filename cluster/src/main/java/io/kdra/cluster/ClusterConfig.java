@@ -23,11 +23,6 @@ public record ClusterConfig(List<NodeSpec> nodes, KubernetesVersion kubernetesVe
         KubernetesVersion kubeletVersion, FeatureGates featureGates, Timing timing, RuntimeKind runtime,
         Path baseDirectory, boolean tls) {
 
-    /** These settings with the control plane and the kubelets at {@code version} with those gates. */
-    public ClusterConfig withVersion(KubernetesVersion version, FeatureGates gates) {
-        return new ClusterConfig(nodes, version, version, gates, timing, runtime, baseDirectory, tls);
-    }
-
     public ClusterConfig {
         nodes = List.copyOf(nodes);
         if (nodes.isEmpty()) {
@@ -39,5 +34,10 @@ public record ClusterConfig(List<NodeSpec> nodes, KubernetesVersion kubernetesVe
                 throw new IllegalArgumentException("node " + node.name() + " is configured twice");
             }
         }
+    }
+
+    /** These settings with the control plane and the kubelets at {@code version} with those gates. */
+    public ClusterConfig withVersion(KubernetesVersion version, FeatureGates gates) {
+        return new ClusterConfig(nodes, version, version, gates, timing, runtime, baseDirectory, tls);
     }
 }

@@ -53,19 +53,21 @@ public final class ApiServer implements AutoCloseable {
     private final ControllerManager controllers;
     private final ServerCertificate certificate;
     private int port;
+    private volatile boolean closed;
 
     private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock,
-            long historyBytes, HttpSettings.ConnectionTimeouts timeouts) {
+            long historyBytes, HttpSettings.ConnectionTimeouts timeouts, ApiServer predecessor) {
         this.config = config;
-        this.store = new Store(config.historySize(), historyBytes);
-        this.authenticator = new Authenticator();
+        this.store = predecessor != null ? predecessor.store : new Store(config.historySize(), historyBytes);
+        this.authenticator = predecessor != null ? predecessor.authenticator : new Authenticator();
         BuiltinPlugins plugins = new BuiltinPlugins(store, config.featureGates());
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
         this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);
         this.controllers = new ControllerManager(registry, config.featureGates());
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
-        this.certificate = config.tls() ? ServerCertificate.generate() : null;
+        this.certificate = !config.tls() ? null
+                : predecessor != null ? predecessor.certificate : ServerCertificate.generate();
         // No cleartext HTTP/2 (kube-apiserver serves HTTP/2 only over TLS with ALPN; no Kubernetes client speaks h2c):
         // Vert.x then makes each connection as it is accepted, so the idle timeout also closes one whose first
         // request never completes its headers.
@@ -139,6 +141,7 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         try {
             http.stop();
         } finally {
@@ -159,6 +162,7 @@ public final class ApiServer implements AutoCloseable {
         private ExpressionChecker celChecker = ExpressionChecker.ACCEPT_ALL;
         private long historyBytes = defaultHistoryBytes();
         private HttpSettings.ConnectionTimeouts timeouts = HttpSettings.ConnectionTimeouts.DEFAULTS;
+        private ApiServer predecessor;
 
         private Builder() {
             ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
@@ -216,20 +220,46 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Builds a restart of {@code previous}, which must be closed by then, as kube-apiserver restarts over the same
+         * etcd: the same stored objects and resourceVersions, tokens, serving certificate and, unless the config names
+         * another, port, so that clients of the old server go on against the new one once their connections are
+         * reopened. Everything else (the emulated version, feature gates, validation, admission, the built-in
+         * controllers) comes from this builder, as from a new binary's flags.
+         */
+        public Builder restartOf(ApiServer previous) {
+            this.predecessor = Objects.requireNonNull(previous, "previous");
+            return this;
+        }
+
         public Builder admission(AdmissionPlugin plugin) {
             admission.add(plugin);
             return this;
         }
 
         public ApiServer build() {
+            ApiServerConfig serving = config;
+            if (predecessor != null) {
+                if (!predecessor.closed) {
+                    throw new IllegalStateException("close the API server on port " + predecessor.port
+                            + " before building its restart: the restart binds the same port");
+                }
+                if (serving.tls() != (predecessor.certificate != null)) {
+                    throw new IllegalArgumentException("a restarted API server serves as its predecessor did: tls "
+                            + (predecessor.certificate != null) + ", got tls " + serving.tls());
+                }
+                if (serving.port() == 0) {
+                    serving = serving.withPort(predecessor.port);
+                }
+            }
             KindRegistry.Builder withResourceValidators = KindRegistry.builder();
             ResourceKinds.validators(celChecker).forEach((kind, validator) ->
                     withResourceValidators.validator(ResourceKinds.GROUP, kind, validator));
-            ResourceKinds.disabledFields(config.featureGates()).forEach((kind, fields) ->
+            ResourceKinds.disabledFields(serving.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
-            SchedulingKinds.register(withResourceValidators, config.featureGates());
-            return new ApiServer(config, withResourceValidators.addAll(kinds).build(), admission, clock,
-                    historyBytes, timeouts);
+            SchedulingKinds.register(withResourceValidators, serving.featureGates());
+            return new ApiServer(serving, withResourceValidators.addAll(kinds).build(), admission, clock,
+                    historyBytes, timeouts, predecessor);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.kdra.apiserver;
 
+import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.auth.Authenticator;
 import io.kdra.apiserver.json.Json;
@@ -8,7 +9,7 @@ import io.kdra.apiserver.registry.WriteContext;
 import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The namespaces kube-apiserver creates at start. */
+/** The namespaces kube-apiserver creates at start, unless they are stored from an earlier start. */
 final class SystemNamespaces {
 
     static final List<String> NAMES = List.of("default", "kube-system", "kube-public", "kube-node-lease");
@@ -23,7 +24,13 @@ final class SystemNamespaces {
             namespace.put("apiVersion", "v1");
             namespace.put("kind", "Namespace");
             namespace.putObject("metadata").put("name", name);
-            registry.create(namespaces, null, namespace, context);
+            try {
+                registry.create(namespaces, null, namespace, context);
+            } catch (ApiException e) {
+                if (!"AlreadyExists".equals(e.reason())) {
+                    throw e;
+                }
+            }
         }
     }
 }

@@ -35,4 +35,9 @@ public record ClusterConfig(List<NodeSpec> nodes, KubernetesVersion kubernetesVe
             }
         }
     }
+
+    /** These settings with the control plane and the kubelets at {@code version} with those gates. */
+    public ClusterConfig withVersion(KubernetesVersion version, FeatureGates gates) {
+        return new ClusterConfig(nodes, version, version, gates, timing, runtime, baseDirectory, tls);
+    }
 }

@@ -2,6 +2,7 @@ package io.kdra.cluster;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.apiserver.auth.UserInfo;
+import io.kdra.cluster.kubelet.KubeletConfig;
 import io.kdra.cluster.kubelet.SimulatedKubelet;
 import io.kdra.cluster.kubelet.server.KubeletServer;
 import io.kdra.cluster.runtime.ContainerRuntime;
@@ -15,23 +16,51 @@ import java.util.function.Function;
 /**
  * One node of an {@link EmbeddedCluster}: its kubelet's directories, where a DRA driver puts its sockets and CDI
  * files, and control over the kubelet itself (stop, start, restart), as node-side specs need it. The node's container
- * runtime outlives kubelet restarts, as containerd outlives a real kubelet's.
+ * runtime and its kubelet HTTP server outlive kubelet restarts, as containerd outlives a real kubelet's; a version
+ * switch of the cluster replaces the kubelet with one of the other version over the same directories.
  */
 public final class ClusterNode {
 
     private final String name;
-    private final SimulatedKubelet kubelet;
     private final ContainerRuntime runtime;
     private final KubeletServer server;
     private final Function<UserInfo, KubernetesClient> clients;
+    private volatile SimulatedKubelet kubelet;
+    private KubernetesClient kubeletClient;
 
-    ClusterNode(String name, SimulatedKubelet kubelet, ContainerRuntime runtime, KubeletServer server,
+    /** A node without a kubelet yet: {@link #replaceKubelet} installs the first. */
+    ClusterNode(String name, ContainerRuntime runtime, KubeletServer server,
             Function<UserInfo, KubernetesClient> clients) {
         this.name = name;
-        this.kubelet = kubelet;
         this.runtime = runtime;
         this.server = server;
         this.clients = clients;
+    }
+
+    /**
+     * Installs a new kubelet binary, as an upgrade or downgrade does: the previous kubelet, which must be stopped, is
+     * closed with its API client; the new one is not started.
+     */
+    synchronized void replaceKubelet(SimulatedKubelet next, KubernetesClient nextClient) {
+        SimulatedKubelet previous = kubelet;
+        if (previous != null) {
+            if (previous.isRunning()) {
+                throw new IllegalStateException("stop the kubelet of node " + name + " before replacing it");
+            }
+            previous.close();
+            kubeletClient.close();
+        }
+        kubelet = next;
+        kubeletClient = nextClient;
+    }
+
+    ContainerRuntime runtime() {
+        return runtime;
+    }
+
+    /** The current kubelet's settings: its version, gates, labels and directories. */
+    public KubeletConfig kubeletConfig() {
+        return kubelet.config();
     }
 
     public String name() {
@@ -120,7 +149,9 @@ public final class ClusterNode {
 
     void close() {
         try {
-            kubelet.close();
+            if (kubelet != null) {
+                kubelet.close();
+            }
         } finally {
             try {
                 server.close();

@@ -67,13 +67,16 @@ public final class EmbeddedCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
     private static final Duration COMPONENT_REQUEST_TIMEOUT = Duration.ofMinutes(2);
 
-    private final ClusterConfig config;
+    /** The {@code --feature-gates} as given, which every component applies again when it restarts as another version. */
+    private final String featureGatesFlag;
     private final Path baseDirectory;
-    private final ApiServer apiServer;
     private final KubeClients clients;
     private final KubernetesClient admin;
     private final Map<String, ClusterNode> nodes = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final List<AutoCloseable> stopOrder = new ArrayList<>();
+    /** The scheduler, the controllers and their API clients, in start order. */
+    private final List<AutoCloseable> controlPlane = new ArrayList<>();
+    private volatile ClusterConfig config;
+    private volatile ApiServer apiServer;
     private final ScheduledExecutorService runtimeTimers =
             Executors.newSingleThreadScheduledExecutor(daemon("kdra-runtime-timer"));
     private final ExecutorService outputPumps = Executors.newCachedThreadPool(daemon("kdra-container-output"));
@@ -81,8 +84,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private Duration startTime;
     private boolean closed;
 
-    private EmbeddedCluster(ClusterConfig config, Path baseDirectory, ApiServer apiServer) {
+    private EmbeddedCluster(ClusterConfig config, String featureGatesFlag, Path baseDirectory, ApiServer apiServer) {
         this.config = config;
+        this.featureGatesFlag = featureGatesFlag;
         this.baseDirectory = baseDirectory;
         this.apiServer = apiServer;
         this.clients = KubeClients.create();
@@ -94,34 +98,63 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private void startComponents(Consumer<String> progress) {
-        FeatureGates gates = config.featureGates();
-        KubeControllerManager controllers = KubeControllerManager.builder(client(user("system:kube-controller-manager"), "kube-controller-manager"))
-                .timing(config.timing()).featureGates(gates).build();
-        stopOrder.add(controllers);
-        controllers.start();
-        StructuredAllocator allocator = new StructuredAllocator(
-                CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
-        Scheduler scheduler = new Scheduler(client(user("system:kube-scheduler"), "kube-scheduler"), allocator, config.timing(),
-                SCHEDULER_NAME, gates.enabled(FeatureGates.DRA_EXTENDED_RESOURCE));
-        if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
-            scheduler.withPodGroupClaims();
-        }
-        stopOrder.add(scheduler);
-        scheduler.start();
+        startControlPlane();
         progress.accept("scheduler and controllers running");
         kubeletHost = KubeletHost.create();
-        List<CompletableFuture<Void>> starting = new ArrayList<>();
+        List<ClusterNode> created = new ArrayList<>();
         int index = 0;
         for (NodeSpec spec : config.nodes()) {
             ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
             nodes.put(spec.name(), node);
-            starting.add(CompletableFuture.runAsync(() -> {
-                node.startKubelet();
-                progress.accept("node " + spec.name() + " Ready");
-            }));
+            created.add(node);
         }
+        startKubelets(created, node -> progress.accept("node " + node.name() + " Ready"));
+    }
+
+    /** Starts kube-controller-manager's and kube-scheduler's parts as {@link #config} has them. */
+    private void startControlPlane() {
+        FeatureGates gates = config.featureGates();
+        KubernetesClient controllersClient = client(user("system:kube-controller-manager"), "kube-controller-manager");
+        controlPlane.add(controllersClient);
+        KubeControllerManager controllers = KubeControllerManager.builder(controllersClient)
+                .timing(config.timing()).featureGates(gates).build();
+        controlPlane.add(controllers);
+        controllers.start();
+        StructuredAllocator allocator = new StructuredAllocator(
+                CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
+        KubernetesClient schedulerClient = client(user("system:kube-scheduler"), "kube-scheduler");
+        controlPlane.add(schedulerClient);
+        Scheduler scheduler = new Scheduler(schedulerClient, allocator, config.timing(),
+                SCHEDULER_NAME, gates.enabled(FeatureGates.DRA_EXTENDED_RESOURCE));
+        if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
+            scheduler.withPodGroupClaims();
+        }
+        controlPlane.add(scheduler);
+        scheduler.start();
+    }
+
+    /** Stops the scheduler and the controllers, last started first, and closes their clients. */
+    private void stopControlPlane(List<RuntimeException> failures) {
+        for (int i = controlPlane.size() - 1; i >= 0; i--) {
+            AutoCloseable component = controlPlane.get(i);
+            run(failures, () -> {
+                try {
+                    component.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + component.getClass().getSimpleName() + " failed", e);
+                }
+            });
+        }
+        controlPlane.clear();
+    }
+
+    /** Starts the kubelets in parallel; returns when every node is Ready. */
+    private static void startKubelets(List<ClusterNode> starting, Consumer<ClusterNode> ready) {
         try {
-            CompletableFuture.allOf(starting.toArray(CompletableFuture[]::new)).join();
+            CompletableFuture.allOf(starting.stream().map(node -> CompletableFuture.runAsync(() -> {
+                node.startKubelet();
+                ready.accept(node);
+            })).toArray(CompletableFuture[]::new)).join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
@@ -131,16 +164,14 @@ public final class EmbeddedCluster implements AutoCloseable {
         ContainerRuntime runtime = config.runtime().create(root, runtimeTimers, outputPumps);
         KubeletServer server = null;
         try {
-            KubernetesClient kubeletClient = client(new UserInfo("system:node:" + spec.name(), "",
-                    List.of("system:nodes", "system:authenticated"), Map.of()),
-                    "kubelet/v" + config.kubeletVersion() + ".0 (linux/amd64) kubernetes/kdra");
-            SimulatedKubelet[] kubelet = new SimulatedKubelet[1];
-            server = new KubeletServer(clients.vertx(), runtime, () -> kubelet[0].metrics());
-            KubeletConfig kubeletConfig = new KubeletConfig(spec.name(), root, spec.labels(),
+            ClusterNode[] node = new ClusterNode[1];
+            server = new KubeletServer(clients.vertx(), runtime, () -> node[0].kubeletMetrics());
+            node[0] = new ClusterNode(spec.name(), runtime, server, this::client);
+            int port = server.start();
+            installKubelet(node[0], new KubeletConfig(spec.name(), root, spec.labels(),
                     KubeletConfig.DEFAULT_CAPACITY, config.kubeletVersion(), config.featureGates(), config.timing(),
-                    server.start());
-            kubelet[0] = new SimulatedKubelet(kubeletConfig, kubeletClient, runtime, kubeletHost);
-            return new ClusterNode(spec.name(), kubelet[0], runtime, server, this::client);
+                    port), runtime);
+            return node[0];
         } catch (RuntimeException e) {
             if (server != null) {
                 server.close();
@@ -148,6 +179,69 @@ public final class EmbeddedCluster implements AutoCloseable {
             runtime.close();
             throw e;
         }
+    }
+
+    /** Gives the node a new, stopped kubelet with the settings, and an API client with the node's identity. */
+    private void installKubelet(ClusterNode node, KubeletConfig settings, ContainerRuntime runtime) {
+        KubernetesClient kubeletClient = client(new UserInfo("system:node:" + settings.nodeName(), "",
+                List.of("system:nodes", "system:authenticated"), Map.of()),
+                "kubelet/v" + settings.kubeletVersion() + ".0 (linux/amd64) kubernetes/kdra");
+        node.replaceKubelet(new SimulatedKubelet(settings, kubeletClient, runtime, kubeletHost), kubeletClient);
+    }
+
+    /**
+     * Upgrades or downgrades the whole cluster to Kubernetes {@code version} in place, as upstream's upgrade/downgrade
+     * spec replaces a kind cluster's binaries: the kubelets stop (their containers keep running), then the scheduler
+     * and the controllers, then the API server; the API server restarts as the new version over the same stored
+     * objects (see {@link ApiServer.Builder#restartOf}), then the controllers and the scheduler, then each node's
+     * kubelet as the new version over the same directories and checkpoint, which wipes the node's ResourceSlices as
+     * every kubelet start does, so that the drivers publish them again. Every component gets the feature gates given
+     * to the builder over the new version's defaults. A kubelet a test had stopped is replaced but stays stopped.
+     * Returns when every started node is Ready again.
+     *
+     * @throws IllegalArgumentException when kdra does not know the version or the builder's feature gates are not
+     *     valid at it; nothing is stopped then
+     */
+    public synchronized void switchVersion(String version) {
+        if (closed) {
+            throw new IllegalStateException("the cluster is closed");
+        }
+        KubernetesVersion target = KubernetesVersion.parse(version);
+        ClusterConfig switched = config.withVersion(target, FeatureGates.parse(target, featureGatesFlag));
+        LOG.info("switching the cluster from Kubernetes {} to {}", config.kubernetesVersion(), target);
+        Instant begin = Instant.now();
+        List<ClusterNode> wereRunning = nodes().stream().filter(ClusterNode::isKubeletRunning).toList();
+        nodes().forEach(ClusterNode::stopKubelet);
+        List<RuntimeException> failures = new ArrayList<>();
+        stopControlPlane(failures);
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+        ApiServer previous = apiServer;
+        previous.close();
+        apiServer = startApiServer(switched, previous);
+        config = switched;
+        startControlPlane();
+        for (ClusterNode node : nodes()) {
+            KubeletConfig old = node.kubeletConfig();
+            installKubelet(node, new KubeletConfig(old.nodeName(), old.rootDirectory(), old.labels(), old.capacity(),
+                    switched.kubeletVersion(), switched.featureGates(), old.timing(), old.serverPort()),
+                    node.runtime());
+        }
+        startKubelets(wereRunning, node -> {});
+        LOG.info("cluster switched to Kubernetes {} in {} ms", target, Duration.between(begin, Instant.now()).toMillis());
+    }
+
+    private static ApiServer startApiServer(ClusterConfig config, ApiServer predecessor) {
+        ApiServer.Builder server = ApiServer.builder()
+                .config(ApiServerConfig.defaults().withTls(config.tls())
+                        .withKubernetesVersion(config.kubernetesVersion().toString())
+                        .withFeatureGates(config.featureGates()))
+                .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()));
+        if (predecessor != null) {
+            server.restartOf(predecessor);
+        }
+        return server.build().start();
     }
 
     /** The API server's URL, {@code https://127.0.0.1:<port>} unless TLS is off. */
@@ -239,16 +333,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (kubeletHost != null) {
             run(failures, kubeletHost::close);
         }
-        for (int i = stopOrder.size() - 1; i >= 0; i--) {
-            AutoCloseable component = stopOrder.get(i);
-            run(failures, () -> {
-                try {
-                    component.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException("closing " + component.getClass().getSimpleName() + " failed", e);
-                }
-            });
-        }
+        stopControlPlane(failures);
         run(failures, runtimeTimers::shutdownNow);
         run(failures, outputPumps::shutdownNow);
         run(failures, clients::close);
@@ -388,14 +473,9 @@ public final class EmbeddedCluster implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create the cluster's base directory", e);
             }
-            ApiServer server = ApiServer.builder()
-                    .config(ApiServerConfig.defaults().withTls(config.tls())
-                            .withKubernetesVersion(config.kubernetesVersion().toString())
-                            .withFeatureGates(config.featureGates()))
-                    .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()))
-                    .build().start();
+            ApiServer server = startApiServer(config, null);
             progress.accept("API server " + server.url());
-            EmbeddedCluster cluster = new EmbeddedCluster(config, base, server);
+            EmbeddedCluster cluster = new EmbeddedCluster(config, featureGates, base, server);
             try {
                 cluster.startComponents(progress);
             } catch (RuntimeException e) {

@@ -20,6 +20,9 @@ public interface ClusterBackend extends AutoCloseable {
     /** The kubelets' version, for {@code [KubeletMinVersion:x]} checks. */
     KubernetesVersion kubeletVersion();
 
+    /** The control plane's version, as its {@code /version} reports it. */
+    KubernetesVersion kubernetesVersion();
+
     /** The bounds of the spec's waits; upstream's unless the backend knows better. */
     default Timeouts timeouts() {
         return Timeouts.UPSTREAM;
@@ -61,6 +64,26 @@ public interface ClusterBackend extends AutoCloseable {
      */
     default KubeletNode kubeletNode(String nodeName) {
         throw new IllegalStateException(kubeletNodeUnavailable().orElse("no kubelet access"));
+    }
+
+    /**
+     * Why this cluster's Kubernetes version cannot be switched in place, if it cannot; the upgrade/downgrade spec is
+     * skipped with it.
+     */
+    default Optional<String> versionSwitchUnavailable() {
+        return Optional.of("upgrading and downgrading in place needs the embedded cluster: a cluster reached through a "
+                + "kubeconfig is upgraded by its own tooling (upstream builds kind clusters of two releases from "
+                + "source)");
+    }
+
+    /**
+     * Upgrades or downgrades control plane and kubelets to {@code version} over the same stored state, as upstream's
+     * upgrade/downgrade spec replaces a kind cluster's binaries; returns when every node is Ready again.
+     *
+     * @throws IllegalStateException when {@link #versionSwitchUnavailable()} is present
+     */
+    default void switchVersion(KubernetesVersion version) {
+        throw new IllegalStateException(versionSwitchUnavailable().orElse("no version switch"));
     }
 
     @Override

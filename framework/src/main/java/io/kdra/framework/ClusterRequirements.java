@@ -20,9 +20,11 @@ import java.util.TreeMap;
  * @param featureGates gates to set, sorted by name
  * @param realSliceWipingDelay whether the kubelets wait the real 30 s before wiping a gone driver's slices (see
  *     {@link RealSliceWipingDelay}) instead of the fast timing's 2 s
+ * @param upgradable whether the cluster belongs to a spec that switches its version (see {@link UpgradesCluster}),
+ *     which no other spec may share
  */
 public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion, KubernetesVersion kubeletVersion,
-        Map<String, Boolean> featureGates, boolean realSliceWipingDelay) {
+        Map<String, Boolean> featureGates, boolean realSliceWipingDelay, boolean upgradable) {
 
     /** System property: node count of embedded clusters (default 3). */
     public static final String NODES_PROPERTY = "kdra.e2e.nodes";
@@ -74,12 +76,23 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
             // a kubelet newer than the control plane is outside the version-skew policy; raise both
             kubernetes = kubelet;
         }
-        return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates, false);
+        return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates, false,
+                false);
     }
 
     /** These requirements with the kubelets' real slice-wiping delay. */
     public ClusterRequirements withRealSliceWipingDelay() {
-        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true);
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true, upgradable);
+    }
+
+    /**
+     * A cluster of its own for a spec that upgrades it to these requirements' version and downgrades it again: control
+     * plane and kubelets start one minor release before that version, as upstream's upgrade/downgrade spec starts a
+     * kind cluster of the release before the one it tests.
+     */
+    public ClusterRequirements upgradableFromPreviousMinor() {
+        return new ClusterRequirements(nodes, kubernetesVersion.previousMinor(), kubernetesVersion.previousMinor(),
+                featureGates, realSliceWipingDelay, true);
     }
 
     /**
@@ -95,7 +108,8 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
                             .filter(introduced -> introduced.compareTo(kubernetesVersion) <= 0).isPresent())
                     .forEach(dependent -> changed.put(dependent, false));
         });
-        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay);
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay,
+                upgradable);
     }
 
     /** The gates as kube's {@code --feature-gates} takes them. */

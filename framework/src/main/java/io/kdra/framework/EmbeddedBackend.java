@@ -79,6 +79,22 @@ public final class EmbeddedBackend implements ClusterBackend {
     }
 
     @Override
+    public KubernetesVersion kubernetesVersion() {
+        return cluster.config().kubernetesVersion();
+    }
+
+    @Override
+    public Optional<String> versionSwitchUnavailable() {
+        return Optional.empty();
+    }
+
+    /** {@link EmbeddedCluster#switchVersion}: every component restarts as that version, the containers keep running. */
+    @Override
+    public void switchVersion(KubernetesVersion version) {
+        cluster.switchVersion(version.toString());
+    }
+
+    @Override
     public Optional<String> nodeAccessUnavailable() {
         return Optional.empty();
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -108,9 +109,17 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
 
     /**
      * The spec's requirements: its tags', the real slice-wiping delay when it is annotated so, and, for a spec that
-     * needs gates off, its own tags' requirements with those gates off instead of the run's shared cluster.
+     * needs gates off or upgrades its cluster, its own tags' requirements with those gates off or one minor release
+     * back, instead of the run's shared cluster.
      */
     private static ClusterRequirements requirements(ExtensionContext context) {
+        if (AnnotationSupport.isAnnotated(context.getTestMethod(), UpgradesCluster.class)) {
+            ClusterRequirements current = ClusterRequirements.forTags(context.getTags());
+            Assumptions.assumeTrue(current.kubernetesVersion().compareTo(FeatureGates.OLDEST_VERSION) > 0,
+                    () -> "kdra emulates no Kubernetes release before " + FeatureGates.OLDEST_VERSION
+                            + " to upgrade from to " + current.kubernetesVersion());
+            return current.upgradableFromPreviousMinor();
+        }
         Set<String> gatesOff = new TreeSet<>();
         AnnotationSupport.findAnnotation(context.getTestClass(), DisabledFeatureGates.class)
                 .ifPresent(off -> gatesOff.addAll(Arrays.asList(off.value())));

@@ -70,6 +70,12 @@ public final class KubeconfigBackend implements ClusterBackend {
     }
 
     @Override
+    public KubernetesVersion kubernetesVersion() {
+        return KubernetesVersion.parse(client.getKubernetesVersion().getGitVersion()
+                .replaceFirst("^v?(\\d+\\.\\d+).*", "$1"));
+    }
+
+    @Override
     public Optional<String> nodeAccessUnavailable() {
         return Optional.empty();
     }

@@ -40,6 +40,20 @@ class ClusterRequirementsTest {
     }
 
     @Test
+    void anUpgradableClusterIsOfItsOwnAndStartsOneMinorReleaseBack() {
+        ClusterRequirements current = ClusterRequirements.forTags(Set.of("FeatureGate:DynamicResourceAllocation"));
+        ClusterRequirements upgradable = current.upgradableFromPreviousMinor();
+
+        assertThat(upgradable.kubernetesVersion()).isEqualTo(KubernetesVersion.parse("1.33"));
+        assertThat(upgradable.kubeletVersion()).isEqualTo(KubernetesVersion.parse("1.33"));
+        assertThat(upgradable.featureGates()).isEqualTo(current.featureGates());
+        assertThat(upgradable.upgradable()).isTrue();
+        assertThat(upgradable).as("a cluster of its own").isNotEqualTo(new ClusterRequirements(current.nodes(),
+                KubernetesVersion.parse("1.33"), KubernetesVersion.parse("1.33"), current.featureGates(), false,
+                false));
+    }
+
+    @Test
     void gatesASpecNeedsOffAreSetOffOnTopOfItsTags() {
         ClusterRequirements on = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
         ClusterRequirements off = on.withFeatureGatesOff(Set.of("ResourceHealthStatus"));

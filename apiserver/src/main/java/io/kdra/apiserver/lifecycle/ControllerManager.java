@@ -2,12 +2,14 @@ package io.kdra.apiserver.lifecycle;
 
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.registry.Registry;
+import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.storage.WatchEvent;
 import io.kdra.kube.FeatureGates;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +22,8 @@ public final class ControllerManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControllerManager.class);
 
     private final LinkedBlockingQueue<WatchEvent> events = new LinkedBlockingQueue<>();
+    private final Consumer<WatchEvent> listener = events::add;
+    private final Store store;
     private final List<Controller> controllers;
     private final Thread worker;
     private volatile boolean running = true;
@@ -33,7 +37,8 @@ public final class ControllerManager implements AutoCloseable {
         SystemWriter writer = new SystemWriter(registry);
         this.controllers = List.of(new GarbageCollector(writer, byKey::get), new NamespaceController(writer, types),
                 new QuotaStatusController(writer, registry.store(), types, gates));
-        registry.store().addListener(events::add);
+        this.store = registry.store();
+        store.addListener(listener);
         this.worker = new Thread(this::run, "kdra-controllers");
         worker.setDaemon(true);
     }
@@ -63,6 +68,8 @@ public final class ControllerManager implements AutoCloseable {
 
     @Override
     public void close() {
+        // a restarted API server's controllers take over the store
+        store.removeListener(listener);
         running = false;
         worker.interrupt();
     }

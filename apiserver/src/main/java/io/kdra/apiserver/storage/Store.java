@@ -103,6 +103,11 @@ public final class Store {
         listeners.add(listener);
     }
 
+    /** Unregisters a callback of {@link #addListener}, for controllers that stop while the store lives on. */
+    public void removeListener(Consumer<WatchEvent> listener) {
+        listeners.remove(listener);
+    }
+
     public long resourceVersion() {
         return resourceVersion;
     }

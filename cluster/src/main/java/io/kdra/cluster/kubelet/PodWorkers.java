@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.FeatureGates;
+import io.kdra.kube.Quantity;
 import io.kdra.kube.client.Informers;
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams;
@@ -24,20 +25,25 @@ import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
 import io.kdra.cluster.runtime.LinuxResources;
 import io.kdra.cluster.runtime.RunningContainer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,10 +93,10 @@ final class PodWorkers {
         this.nodeAllocatable = new NodeAllocatableClaims(client);
         this.cgroupRoot = config.hostPath(CGROUP_ROOT);
         this.memoryCapacity = PodResourceConfig.units(PodResourceConfig.MEMORY,
-                io.kdra.kube.Quantity.parse(config.capacity().getOrDefault(PodResourceConfig.MEMORY, "0")));
+                Quantity.parse(config.capacity().getOrDefault(PodResourceConfig.MEMORY, "0")));
         this.nodeHugepages = config.capacity().keySet().stream()
                 .filter(name -> name.startsWith(PodResourceConfig.HUGEPAGES_PREFIX))
-                .collect(java.util.stream.Collectors.toSet());
+                .collect(Collectors.toSet());
     }
 
     /** Adopts the runtime's running containers, starts watching the node's pods and the DRA reconcile loop. */
@@ -534,7 +540,7 @@ final class PodWorkers {
         Path kubepods = cgroupRoot.resolve("kubepods");
         String qos = state.resources.qosClass();
         Path parent = qos.equals(PodResourceConfig.GUARANTEED) ? kubepods
-                : kubepods.resolve(qos.toLowerCase(java.util.Locale.ROOT));
+                : kubepods.resolve(qos.toLowerCase(Locale.ROOT));
         return parent.resolve("pod" + state.uid);
     }
 
@@ -716,12 +722,12 @@ final class PodWorkers {
 
     private void deleteTree(Path directory) {
         try (var paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
-        } catch (java.nio.file.NoSuchFileException gone) {
+        } catch (NoSuchFileException gone) {
             // nothing to remove
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             LOG.warn("node {}: could not remove {}: {}", config.nodeName(), directory, e.toString());
         }
     }

@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.kdra.cluster.runtime.LinuxResources;
 import java.util.HashMap;
@@ -66,7 +68,7 @@ class PodResourceConfigTest {
     @Test
     void anUnreferencedClaimAddsItsPodOverheadToThePodOnly() {
         Pod pod = pod(null, container("c1", "1", "2", "1Gi", "2Gi"), container("c2", "1", "2", "1Gi", "2Gi"));
-        pod.getSpec().setResourceClaims(List.of(new io.fabric8.kubernetes.api.model.PodResourceClaimBuilder()
+        pod.getSpec().setResourceClaims(List.of(new PodResourceClaimBuilder()
                 .withName("cpu-mem-claim").withResourceClaimName("claim-1").build()));
         PodResourceConfig config = compute(pod, OVERHEAD);
         assertCgroup(config.pod(), "2100m", "4100m", 4196 * MI);
@@ -240,7 +242,7 @@ class PodResourceConfigTest {
             String memoryLimit, String... claims) {
         ResourceRequirements resources = resources(cpuRequest, cpuLimit, memoryRequest, memoryLimit);
         for (String claim : claims) {
-            resources.getClaims().add(new io.fabric8.kubernetes.api.model.ResourceClaimBuilder().withName(claim)
+            resources.getClaims().add(new ResourceClaimBuilder().withName(claim)
                     .build());
         }
         return new ContainerBuilder().withName(name).withResources(resources).build();

@@ -311,6 +311,51 @@ class PodUpdateTest extends ServerTestBase {
                 .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec().build();
     }
 
+    @Test
+    void theResizeSubresourceChangesOnlyResourcesAndBumpsTheGeneration() {
+        String ns = fixture.namespace();
+        create(ns, basicPod("p").editSpec().withContainers(container("c", Map.of("cpu", "500m", "memory", "500Mi"),
+                Map.of("cpu", "1", "memory", "1Gi"))).endSpec().build());
+
+        HttpResponse<String> resized = fixture.send("PATCH", podPath(ns, "p") + "/resize",
+                "application/strategic-merge-patch+json", """
+                {"metadata":{"labels":{"ignored":"yes"}},"spec":{"containers":[{"name":"c","image":"other",
+                 "resources":{"requests":{"cpu":"750m"},"limits":{"cpu":"1500m"}}}]}}""");
+
+        assertThat(resized.statusCode()).as(resized.body()).isEqualTo(200);
+        Pod pod = fixture.client.pods().inNamespace(ns).withName("p").get();
+        Container c = pod.getSpec().getContainers().get(0);
+        assertThat(c.getResources().getRequests()).containsEntry("cpu", new Quantity("750m"))
+                .containsEntry("memory", new Quantity("500Mi"));
+        assertThat(c.getResources().getLimits()).containsEntry("cpu", new Quantity("1500m"));
+        assertThat(c.getImage()).as("only resources change").isEqualTo("busybox");
+        assertThat(pod.getMetadata().getLabels()).doesNotContainKey("ignored");
+        assertThat(pod.getMetadata().getGeneration()).isEqualTo(2L);
+        assertThat(fixture.send("GET", podPath(ns, "p") + "/resize", JSON, null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aResizeMayNotChangeTheQosClassNorOtherResources() {
+        String ns = fixture.namespace();
+        create(ns, basicPod("p").editSpec().withContainers(container("c", Map.of("cpu", "1", "memory", "1Gi"),
+                Map.of("cpu", "1", "memory", "1Gi"))).endSpec().build());
+
+        HttpResponse<String> burstable = fixture.send("PATCH", podPath(ns, "p") + "/resize",
+                "application/strategic-merge-patch+json", """
+                {"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"2"}}}]}}""");
+        assertThat(burstable.statusCode()).isEqualTo(422);
+        assertThat(parse(burstable).path("message").asString())
+                .contains("spec: Invalid value: \"Guaranteed\": Pod QOS Class may not change as a result of resizing");
+
+        HttpResponse<String> storage = fixture.send("PATCH", podPath(ns, "p") + "/resize",
+                "application/strategic-merge-patch+json", """
+                {"spec":{"containers":[{"name":"c","resources":{"limits":{"ephemeral-storage":"1Gi"}}}]}}""");
+        assertThat(storage.statusCode()).isEqualTo(422);
+        assertThat(parse(storage).path("message").asString()).contains(
+                "spec.containers[0].resources.limits[ephemeral-storage]: Forbidden: only cpu and memory resources are"
+                        + " mutable");
+    }
+
     private static PodBuilder basicPod(String name) {
         return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().addNewContainer()
                 .withName("c").withImage("busybox").endContainer().endSpec();

@@ -24,7 +24,8 @@ public final class BuiltinResources {
         types.add(core("Namespace", "namespaces", false, List.of("ns"), Set.of("status", "finalize"), StatusOnCreate.RESET));
         types.add(core("Node", "nodes", false, List.of("no"), Set.of("status"), StatusOnCreate.KEEP));
         types.add(new ResourceType("", List.of("v1"), "v1", "Pod", "pods", true, List.of("po"), List.of("all"),
-                Set.of("status", "binding", "eviction", "log", "exec", "portforward"), StatusOnCreate.RESET, null));
+                Set.of("status", "binding", "eviction", "log", "exec", "portforward", "resize"), StatusOnCreate.RESET,
+                null));
         ResourceType coreEvents = core("Event", "events", true, List.of("ev"), Set.of(), StatusOnCreate.KEEP);
         types.add(coreEvents);
         types.add(core("ServiceAccount", "serviceaccounts", true, List.of("sa"), Set.of(), StatusOnCreate.KEEP));

@@ -24,7 +24,8 @@ final class Discovery {
             "finalize", List.of("update"),
             "log", List.of("get"),
             "exec", List.of("create", "get"),
-            "portforward", List.of("create", "get"));
+            "portforward", List.of("create", "get"),
+            "resize", List.of("get", "patch", "update"));
 
     private static final Pattern KUBE_VERSION = Pattern.compile("v(\\d+)(?:(alpha|beta)(\\d+))?");
 

@@ -24,7 +24,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The subresources: status, scale (ReplicaSet), binding, eviction, log, exec and portforward (Pod), finalize
+ * The subresources: status, scale (ReplicaSet), binding, eviction, resize, log, exec and portforward (Pod), finalize
  * (Namespace). Log, exec and portforward are forwarded to the pod's node by the {@link NodeProxy}.
  */
 final class Subresources {
@@ -58,6 +58,7 @@ final class Subresources {
                 }
             }
             case "scale" -> scale(call, method);
+            case "resize" -> resize(call, method, resources);
             case "binding" -> requirePost(call, method, () -> bind(call));
             case "eviction" -> requirePost(call, method, () -> evict(call));
             case "log" -> {
@@ -143,16 +144,45 @@ final class Subresources {
         Responses.json(call.request().response(), 200, scaleOf(object));
     }
 
+    /**
+     * GET, PUT and PATCH of {@code pods/resize}: the pod, of which a write changes only the resources
+     * ({@link Registry#resize}).
+     */
+    private void resize(Call call, HttpMethod method, ResourceEndpoint resources) {
+        if (method == HttpMethod.GET) {
+            resources.get(call);
+            return;
+        }
+        if (method != HttpMethod.PUT && method != HttpMethod.PATCH) {
+            throw ApiException.methodNotAllowed();
+        }
+        List<String> warnings = new ArrayList<>();
+        UnaryOperator<ObjectNode> proposed = method == HttpMethod.PUT ? replacement(call, "", "Pod", warnings)
+                : patched(call, "", "Pod", warnings);
+        ObjectNode result = registry.resize(call.type(), call.namespace(), call.info().name(), proposed,
+                call.writeContext(null));
+        resources.respond(call, 200, result, warnings);
+    }
+
     private static UnaryOperator<ObjectNode> replacement(Call call, List<String> warnings) {
-        JsonNode body = body(call, "autoscaling", "Scale", warnings);
+        return replacement(call, "autoscaling", "Scale", warnings);
+    }
+
+    private static UnaryOperator<ObjectNode> replacement(Call call, String group, String kind,
+            List<String> warnings) {
+        JsonNode body = body(call, group, kind, warnings);
         if (!body.isObject()) {
-            throw ApiException.badRequest("the body of a Scale must be an object");
+            throw ApiException.badRequest("the body of a " + kind + " must be an object");
         }
         return current -> (ObjectNode) body;
     }
 
-    /** The scale patch in its content type; a Scale has no lists, so a strategic merge patch merges. */
     private static UnaryOperator<ObjectNode> patched(Call call, List<String> warnings) {
+        return patched(call, "autoscaling", "Scale", warnings);
+    }
+
+    /** The patch in its content type, applied to the current object of the kind (a Scale has no lists to merge). */
+    private static UnaryOperator<ObjectNode> patched(Call call, String group, String kind, List<String> warnings) {
         String contentType = MediaTypes.mediaType(call.request().getHeader("Content-Type"));
         if (contentType.equals(PatchEndpoint.APPLY_PATCH)) {
             throw ApiException.unsupportedMediaType(contentType, String.join(", ", PatchEndpoint.JSON_PATCH,
@@ -166,8 +196,7 @@ final class Subresources {
                 throw ApiException.badRequest("the patch did not produce an object");
             }
             warnings.clear();
-            warnings.addAll(BodyDecoder.decodePatchedFields("autoscaling", "v1", "Scale", (ObjectNode) result,
-                    validation));
+            warnings.addAll(BodyDecoder.decodePatchedFields(group, "v1", kind, (ObjectNode) result, validation));
             return (ObjectNode) result;
         };
     }

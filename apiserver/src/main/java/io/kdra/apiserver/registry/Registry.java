@@ -154,6 +154,24 @@ public final class Registry {
     }
 
     /**
+     * An in-place resize through {@code pods/resize}: {@code patch} computes the proposed pod from a copy of the current
+     * one, of which only the containers' and init containers' {@code resources} and the pod-level {@code resources}
+     * are taken (other changes are dropped, as kube-apiserver's resize strategy drops them). The generation is bumped
+     * when they change. The pod's QoS class may not change.
+     */
+    public ObjectNode resize(ResourceType type, String namespace, String name, UnaryOperator<ObjectNode> patch,
+            WriteContext context) {
+        return store.write(type.storageKey(), storageNamespace(type, namespace), name, context.dryRun(), current -> {
+            if (current == null) {
+                throw ApiException.notFound(type, name);
+            }
+            ObjectNode proposed = patch.apply(current.deepCopy());
+            checkIdentity(type, namespace, name, proposed);
+            return replace(type, current, PodResize.resized(current, proposed), context, Target.RESIZE, true);
+        });
+    }
+
+    /**
      * Writes a pod's node as {@code pods/binding} does, in one write ({@code bind} sets spec.nodeName and the
      * PodScheduled condition on the current pod). No validator runs and the generation stays: kube-apiserver's
      * binding storage writes the pod directly, bypassing the pod strategy, and an update of a pod may not change its
@@ -238,7 +256,7 @@ public final class Registry {
     }
 
     /** Which path a write to an existing object takes: what it may change and which validation runs. */
-    private enum Target { RESOURCE, STATUS, BINDING }
+    private enum Target { RESOURCE, STATUS, BINDING, RESIZE }
 
     private Change replace(ResourceType type, ObjectNode current, ObjectNode proposed, WriteContext context,
             Target target, boolean tracksFields) {
@@ -260,10 +278,16 @@ public final class Registry {
             kinds.dropDisabledFields(type, next, current);
         }
         KindDefaults.labelNamespace(type, next);
-        if (target != Target.BINDING) {
+        if (target == Target.RESIZE) {
+            List<FieldError> errors = PodResize.validate(next, current);
+            if (!errors.isEmpty()) {
+                throw InvalidObject.of(type, Meta.name(current), errors);
+            }
+        } else if (target != Target.BINDING) {
             validate(type, next, current, statusSubresource);
         }
-        admit(new AdmissionRequest(Operation.UPDATE, type, statusSubresource ? "status" : "", Meta.namespace(current),
+        String subresource = statusSubresource ? "status" : target == Target.RESIZE ? "resize" : "";
+        admit(new AdmissionRequest(Operation.UPDATE, type, subresource, Meta.namespace(current),
                 Meta.name(current), next, current, context.user(), context.dryRun()));
         if (!statusSubresource && deletion.finalizedDuringUpdate(current, next)) {
             return Change.delete(next);

@@ -33,7 +33,7 @@ public record KubeletConfig(String nodeName, Path rootDirectory, Map<String, Str
 
     /** The capacity of a node when none is given. */
     public static final Map<String, String> DEFAULT_CAPACITY = Map.of("cpu", "4", "memory", "16Gi", "pods", "110",
-            "ephemeral-storage", "100Gi");
+            "ephemeral-storage", "100Gi", "hugepages-2Mi", "1Gi");
 
     public KubeletConfig {
         if (nodeName == null || nodeName.isEmpty()) {

@@ -2,6 +2,8 @@ package io.kdra.cluster.kubelet;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.kdra.cluster.kubelet.PodWorkers.ContainerRecord;
 import io.kdra.cluster.kubelet.PodWorkers.PodState;
 import io.kdra.cluster.kubelet.PodWorkers.Termination;
@@ -16,7 +18,8 @@ import java.util.Map;
  * The pod status the kubelet writes: phase, the four kubelet conditions with their transition times, host and pod
  * IPs (both 127.0.0.1: processes share the host network), start time, and the init and regular container statuses
  * with upstream's reasons ({@code ContainerCreating}, {@code PodInitializing}, {@code CrashLoopBackOff},
- * {@code Completed}, {@code Error}, {@code CreateContainerError}) and the devices' health.
+ * {@code Completed}, {@code Error}, {@code CreateContainerError}), the devices' health and the resources in force
+ * (the running containers' and, with pod-level resources or devices that add node resources, the pod's).
  */
 final class PodStatusWriter {
 
@@ -51,8 +54,12 @@ final class PodStatusWriter {
             if (!ready) {
                 unready.add(container.getName());
             }
-            statuses.add(containerStatus(container, record, ready, waitingReason,
-                    dra.allocatedResourcesStatus(pod, container)));
+            Map<String, Object> containerStatus = containerStatus(container, record, ready, waitingReason,
+                    dra.allocatedResourcesStatus(pod, container));
+            if (record != null && record.current != null) {
+                resources(container.getResources(), containerStatus);
+            }
+            statuses.add(containerStatus);
         }
 
         List<Map<String, Object>> conditions = new ArrayList<>();
@@ -78,7 +85,60 @@ final class PodStatusWriter {
             status.put("initContainerStatuses", initStatuses);
         }
         status.put("containerStatuses", statuses);
+        podResources(state, status);
         return status;
+    }
+
+    /**
+     * The pod-level resources in force, for a pod with pod-level resources or with devices that add node resources:
+     * {@code allocatedResources} holds the pod's CPU and memory requests with the devices' share, {@code resources}
+     * the pod-level resources.
+     */
+    private static void podResources(PodState state, Map<String, Object> status) {
+        if (state.resources == null) {
+            return;
+        }
+        ResourceRequirements podLevel = state.pod.getSpec().getResources();
+        boolean podLevelSet = podLevel != null && (!isEmpty(podLevel.getRequests()) || !isEmpty(podLevel.getLimits()));
+        boolean devicesAdd = state.claimAllocatable != null && state.claimAllocatable.stream().anyMatch(claim ->
+                !claim.mapped().isEmpty() || !claim.perPod().isEmpty() || !claim.perContainer().isEmpty());
+        if (!podLevelSet && !devicesAdd) {
+            return;
+        }
+        Map<String, Quantity> allocated = new LinkedHashMap<>();
+        state.resources.allocatedRequests().forEach((name, amount) -> allocated.put(name,
+                new Quantity(name.equals(PodResourceConfig.CPU) ? amount + "m" : Long.toString(amount))));
+        status.put("allocatedResources", allocated);
+        if (podLevelSet) {
+            status.put("resources", requirements(podLevel));
+        }
+    }
+
+    /** A running container's resources as applied: its spec's requests and limits, the requests as allocated. */
+    private static void resources(ResourceRequirements resources, Map<String, Object> status) {
+        if (resources == null || isEmpty(resources.getRequests()) && isEmpty(resources.getLimits())) {
+            return;
+        }
+        Map<String, Object> requirements = requirements(resources);
+        if (!isEmpty(resources.getRequests())) {
+            status.put("allocatedResources", resources.getRequests());
+        }
+        status.put("resources", requirements);
+    }
+
+    private static Map<String, Object> requirements(ResourceRequirements resources) {
+        Map<String, Object> requirements = new LinkedHashMap<>();
+        if (!isEmpty(resources.getRequests())) {
+            requirements.put("requests", resources.getRequests());
+        }
+        if (!isEmpty(resources.getLimits())) {
+            requirements.put("limits", resources.getLimits());
+        }
+        return requirements;
+    }
+
+    private static boolean isEmpty(Map<String, Quantity> list) {
+        return list == null || list.isEmpty();
     }
 
     private static Map<String, Object> containerStatus(Container container, ContainerRecord record, boolean ready,

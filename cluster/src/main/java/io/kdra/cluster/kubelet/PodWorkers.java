@@ -12,29 +12,38 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.Quantity;
 import io.kdra.kube.client.Informers;
 import io.kdra.cluster.EventRecorder;
+import io.kdra.cluster.kubelet.server.ContainerStreams;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
 import io.kdra.cluster.runtime.ContainerConfig;
 import io.kdra.cluster.runtime.ContainerConfig.Mount;
 import io.kdra.cluster.runtime.ContainerRuntime;
 import io.kdra.cluster.runtime.ContainerRuntime.ContainerStartException;
+import io.kdra.cluster.runtime.LinuxResources;
 import io.kdra.cluster.runtime.RunningContainer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +59,8 @@ final class PodWorkers {
 
     private static final Logger LOG = LoggerFactory.getLogger(PodWorkers.class);
     private static final Duration MINIMUM_GRACE_PERIOD = Duration.ofSeconds(2);
+    /** The node's cgroup v2 mount, as pods name it in hostPath volumes. */
+    static final String CGROUP_ROOT = "/sys/fs/cgroup";
 
     private final KubeletConfig config;
     private final KubernetesClient client;
@@ -58,6 +69,10 @@ final class PodWorkers {
     private final DraManager dra;
     private final EventRecorder events;
     private final ContainerEnvironment environment;
+    private final NodeAllocatableClaims nodeAllocatable;
+    private final Path cgroupRoot;
+    private final long memoryCapacity;
+    private final Set<String> nodeHugepages;
     private final Map<String, PodState> pods = new ConcurrentHashMap<>();
     /** Containers found running at start, by pod UID, until their pod shows up. */
     private final Map<String, List<RunningContainer>> adopted = new ConcurrentHashMap<>();
@@ -75,6 +90,13 @@ final class PodWorkers {
         this.dra = dra;
         this.events = EventRecorder.on(client, "kubelet", config.nodeName(), host.executor());
         this.environment = new ContainerEnvironment(client, config.nodeName());
+        this.nodeAllocatable = new NodeAllocatableClaims(client);
+        this.cgroupRoot = config.hostPath(CGROUP_ROOT);
+        this.memoryCapacity = PodResourceConfig.units(PodResourceConfig.MEMORY,
+                Quantity.parse(config.capacity().getOrDefault(PodResourceConfig.MEMORY, "0")));
+        this.nodeHugepages = config.capacity().keySet().stream()
+                .filter(name -> name.startsWith(PodResourceConfig.HUGEPAGES_PREFIX))
+                .collect(Collectors.toSet());
     }
 
     /** Adopts the runtime's running containers, starts watching the node's pods and the DRA reconcile loop. */
@@ -281,6 +303,14 @@ final class PodWorkers {
                 return;
             }
         }
+        try {
+            applyResources(state);
+        } catch (DraManager.DraException | IOException e) {
+            LOG.info("node {}: configuring the cgroups of pod {} failed: {}", config.nodeName(), state.key(),
+                    e.getMessage());
+            retryLater(state, config.timing().podRetryInitialBackoff());
+            return;
+        }
         if (state.startTime == null) {
             state.startTime = Instant.now();
         }
@@ -450,7 +480,9 @@ final class PodWorkers {
         ContainerConfig containerConfig = new ContainerConfig(
                 new PodContainer(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), container.getName()),
                 state.uid, record.restartCount, container.getImage(), ContainerEnvironment.command(container, env),
-                env, container.getWorkingDir(), cdiDevices, mounts);
+                env, container.getWorkingDir(), cdiDevices, mounts, new ContainerConfig.Cgroup(
+                        podCgroup(state).resolve(container.getName()),
+                        state.resources.containers().get(container.getName())));
         RunningContainer started;
         try {
             started = runtime.start(containerConfig);
@@ -465,6 +497,51 @@ final class PodWorkers {
                 "Created container: " + container.getName());
         event(pod, container.getName(), EventRecorder.NORMAL, "Started", "Started container " + container.getName());
         started.exit().whenComplete((code, error) -> enqueue(state));
+    }
+
+    /**
+     * Computes the pod's and its containers' cgroup values from the pod's current spec (so again after an in-place
+     * resize) and the devices of its claims, writes the pod's cgroup and hands changed values of running containers to
+     * the runtime, as the kubelet's pod container manager and {@code UpdateContainerResources} do. The cgroups hold
+     * computed values: kdra places no process in them.
+     */
+    private void applyResources(PodState state) throws DraManager.DraException, IOException {
+        Pod pod = state.pod;
+        if (state.claimAllocatable == null) {
+            state.claimAllocatable = config.featureGates().enabled(FeatureGates.DRA_NODE_ALLOCATABLE_RESOURCES)
+                    ? nodeAllocatable.of(pod) : List.of();
+        }
+        PodResourceConfig computed = PodResourceConfig.compute(pod, state.claimAllocatable, memoryCapacity,
+                nodeHugepages);
+        if (computed.equals(state.resources)) {
+            return;
+        }
+        PodResourceConfig previous = state.resources;
+        state.resources = computed;
+        computed.pod().writeCgroup(podCgroup(state));
+        for (ContainerRecord record : state.containers.values()) {
+            LinuxResources resources = computed.containers().get(record.name);
+            if (record.current != null && resources != null
+                    && (previous == null || !resources.equals(previous.containers().get(record.name)))) {
+                try {
+                    runtime.updateResources(record.current.config().id(), resources);
+                } catch (ContainerStreams.ContainerNotFoundException ended) {
+                    // it ended meanwhile: its next instance starts with the new values
+                }
+            }
+        }
+    }
+
+    /**
+     * The pod's cgroup, as the kubelet's cgroupfs driver names it: {@code kubepods/pod<uid>} for a Guaranteed pod,
+     * else below {@code kubepods/burstable} or {@code kubepods/besteffort}.
+     */
+    private Path podCgroup(PodState state) {
+        Path kubepods = cgroupRoot.resolve("kubepods");
+        String qos = state.resources.qosClass();
+        Path parent = qos.equals(PodResourceConfig.GUARANTEED) ? kubepods
+                : kubepods.resolve(qos.toLowerCase(Locale.ROOT));
+        return parent.resolve("pod" + state.uid);
     }
 
     /**
@@ -638,6 +715,21 @@ final class PodWorkers {
         }
         pods.remove(state.uid, state);
         runtime.removePod(state.uid);
+        if (state.resources != null) {
+            deleteTree(podCgroup(state));
+        }
+    }
+
+    private void deleteTree(Path directory) {
+        try (var paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (NoSuchFileException gone) {
+            // nothing to remove
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("node {}: could not remove {}: {}", config.nodeName(), directory, e.toString());
+        }
     }
 
     private Duration gracePeriod(Pod pod) {
@@ -756,6 +848,10 @@ final class PodWorkers {
 
         final Map<String, ContainerRecord> containers = new LinkedHashMap<>();
         boolean prepared;
+        /** What the pod's claims add to its node resources; fetched once, after prepare. */
+        List<ClaimAllocatable> claimAllocatable;
+        /** The cgroup values in force, for the pod's spec as last synced. */
+        PodResourceConfig resources;
         Duration prepareBackoff;
         Duration unprepareBackoff;
         boolean initialized;

@@ -20,9 +20,10 @@ import java.util.Map;
  * @param workingDir the pod's {@code workingDir}, or null
  * @param cdiDevices the fully qualified CDI device IDs of the container's DRA claims, in the kubelet's order
  * @param mounts the container's hostPath volume mounts, resolved on the node
+ * @param cgroup where the container's cgroup goes and what it holds, or null when the kubelet manages no cgroups
  */
 public record ContainerConfig(PodContainer id, String podUid, int attempt, String image, List<String> command,
-        Map<String, String> env, String workingDir, List<String> cdiDevices, List<Mount> mounts) {
+        Map<String, String> env, String workingDir, List<String> cdiDevices, List<Mount> mounts, Cgroup cgroup) {
 
     public ContainerConfig {
         command = List.copyOf(command);
@@ -30,6 +31,14 @@ public record ContainerConfig(PodContainer id, String podUid, int attempt, Strin
         cdiDevices = List.copyOf(cdiDevices);
         mounts = List.copyOf(mounts);
     }
+
+    /**
+     * The container's cgroup: a directory of its own below the pod's cgroup, holding the kubelet's resource values.
+     *
+     * @param directory the container's cgroup directory on the node, which the runtime creates
+     * @param resources the container's values
+     */
+    public record Cgroup(Path directory, LinuxResources resources) {}
 
     /**
      * A directory of the node seen by the container at another path.

@@ -1,6 +1,7 @@
 package io.kdra.cluster.runtime;
 
 import io.kdra.plugin.cdi.Mount;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,6 +20,9 @@ final class ContainerPaths {
 
     static final ContainerPaths NONE = new ContainerPaths(List.of());
 
+    /** Where a container sees its cgroup. */
+    static final String CGROUP_ROOT = "/sys/fs/cgroup";
+
     private final List<Mount> mounts;
 
     private ContainerPaths(List<Mount> mounts) {
@@ -35,9 +39,21 @@ final class ContainerPaths {
                 .toList());
     }
 
-    /** The paths of a container's CDI mounts and of its volume mounts (a volume at {@code /} maps nothing). */
-    static ContainerPaths of(List<Mount> cdiMounts, ContainerConfig container) {
+    /**
+     * The paths of a container's CDI mounts and of its volume mounts (a volume at {@code /} maps nothing), and, when
+     * it has a cgroup, {@code /sys/fs/cgroup} at its cgroup directory (a container sees its own cgroup there, as with
+     * a private cgroup namespace) and its {@code oom_score_adj} at {@code /proc/1/} and {@code /proc/self/}.
+     *
+     * @param oomScoreAdjFile the file holding the container's {@code oom_score_adj}; used only with a cgroup
+     */
+    static ContainerPaths of(List<Mount> cdiMounts, ContainerConfig container, Path oomScoreAdjFile) {
         List<Mount> mounts = new ArrayList<>(cdiMounts);
+        if (container.cgroup() != null) {
+            mounts.add(new Mount(container.cgroup().directory().toString(), CGROUP_ROOT, null, null));
+            for (String process : List.of("1", "self")) {
+                mounts.add(new Mount(oomScoreAdjFile.toString(), "/proc/" + process + "/oom_score_adj", null, null));
+            }
+        }
         for (ContainerConfig.Mount volume : container.mounts()) {
             String path = volume.containerPath().length() > 1 && volume.containerPath().endsWith("/")
                     ? volume.containerPath().substring(0, volume.containerPath().length() - 1)

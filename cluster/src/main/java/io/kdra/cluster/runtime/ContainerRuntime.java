@@ -1,6 +1,7 @@
 package io.kdra.cluster.runtime;
 
 import io.kdra.cluster.kubelet.server.ContainerStreams;
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -24,6 +25,15 @@ public interface ContainerRuntime extends ContainerStreams, AutoCloseable {
      * adopts its pods' containers instead of starting them again, as a real kubelet finds them through the CRI.
      */
     List<RunningContainer> running();
+
+    /**
+     * Applies new resource values to a running container's cgroup, as the CRI's {@code UpdateContainerResources} does
+     * for an in-place resize.
+     *
+     * @throws ContainerNotFoundException when the container has no running instance
+     */
+    void updateResources(PodContainer target, LinuxResources resources)
+            throws ContainerNotFoundException, IOException;
 
     /**
      * Forgets a pod the kubelet has removed, as the CRI's RemovePodSandbox: kills what still runs of it and drops its

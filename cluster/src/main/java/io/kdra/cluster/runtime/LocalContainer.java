@@ -30,6 +30,7 @@ final class LocalContainer implements RunningContainer {
     private final Map<String, String> environment;
     private final Path workingDirectory;
     private final CdiEdits cdiEdits;
+    private final ContainerPaths paths;
     private final ContainerLog log;
     private final Process process;
     private final ScheduledExecutorService timers;
@@ -40,11 +41,13 @@ final class LocalContainer implements RunningContainer {
     private final AtomicBoolean ending = new AtomicBoolean();
 
     private LocalContainer(ContainerConfig config, Map<String, String> environment, Path workingDirectory,
-            CdiEdits cdiEdits, ContainerLog log, Process process, ScheduledExecutorService timers) {
+            CdiEdits cdiEdits, ContainerPaths paths, ContainerLog log, Process process,
+            ScheduledExecutorService timers) {
         this.config = config;
         this.environment = Map.copyOf(environment);
         this.workingDirectory = workingDirectory;
         this.cdiEdits = cdiEdits;
+        this.paths = paths;
         this.log = log;
         this.process = process;
         this.timers = timers;
@@ -52,15 +55,17 @@ final class LocalContainer implements RunningContainer {
 
     /** An instance with nothing running, ended only by {@link #stop}. */
     static LocalContainer idle(ContainerConfig config, Map<String, String> environment, Path workingDirectory,
-            CdiEdits cdiEdits) {
-        return new LocalContainer(config, environment, workingDirectory, cdiEdits, ContainerLog.empty(), null, null);
+            CdiEdits cdiEdits, ContainerPaths paths) {
+        return new LocalContainer(config, environment, workingDirectory, cdiEdits, paths, ContainerLog.empty(), null,
+                null);
     }
 
     /** An instance that is a started process; its output goes to {@code log} through a pump run elsewhere. */
     static LocalContainer process(ContainerConfig config, Map<String, String> environment, Path workingDirectory,
-            CdiEdits cdiEdits, ContainerLog log, Process process, ScheduledExecutorService timers) {
+            CdiEdits cdiEdits, ContainerPaths paths, ContainerLog log, Process process,
+            ScheduledExecutorService timers) {
         LocalContainer container =
-                new LocalContainer(config, environment, workingDirectory, cdiEdits, log, process, timers);
+                new LocalContainer(config, environment, workingDirectory, cdiEdits, paths, log, process, timers);
         process.onExit().thenAccept(exited -> container.ended(exited.exitValue()));
         return container;
     }
@@ -137,11 +142,11 @@ final class LocalContainer implements RunningContainer {
 
     /**
      * Starts a command in this container's environment and working directory; it dies with the container. Arguments
-     * that name paths below the container's CDI or volume mounts name the host's instead, as the container would see
-     * them through its mount namespace.
+     * that name paths below the container's CDI or volume mounts or its cgroup name the host's instead, as the
+     * container would see them through its mount namespace.
      */
     Process exec(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(cdiEdits.mounts(), config).rewrite(command))
+        ProcessBuilder builder = new ProcessBuilder(paths.rewrite(command))
                 .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);

@@ -57,8 +57,16 @@ abstract class LocalRuntime implements ContainerRuntime {
         return cdi;
     }
 
-    /** Creates and starts one instance, after CDI resolution. */
-    abstract LocalContainer launch(ContainerConfig config, CdiEdits edits) throws ContainerStartException;
+    /**
+     * Creates and starts one instance, after CDI resolution and the creation of its cgroup.
+     *
+     * @param paths the container paths its command and exec'd commands see at other paths of the node
+     */
+    abstract LocalContainer launch(ContainerConfig config, CdiEdits edits, ContainerPaths paths)
+            throws ContainerStartException;
+
+    /** A directory of the runtime's own for one container instance's files. */
+    abstract Path stateDirectory(ContainerConfig config);
 
     /** An instance is no longer kept (two later ones are) and has ended. */
     void discard(LocalContainer instance) {}
@@ -84,7 +92,7 @@ abstract class LocalRuntime implements ContainerRuntime {
             throw new ContainerStartException(
                     "failed to create containerd container: CDI device injection failed: " + e.getMessage(), e);
         }
-        LocalContainer container = launch(config, edits);
+        LocalContainer container = launch(config, edits, createCgroup(config, edits));
         LocalContainer dropped;
         synchronized (this) {
             if (closed) {
@@ -99,6 +107,38 @@ abstract class LocalRuntime implements ContainerRuntime {
             dropped.exit().whenComplete((code, error) -> discard(dropped));
         }
         return container;
+    }
+
+    /**
+     * Writes the container's cgroup files (computed values: this runtime places no process in a cgroup) and its
+     * {@code oom_score_adj}, and returns the paths the container sees, its cgroup among them.
+     */
+    private ContainerPaths createCgroup(ContainerConfig config, CdiEdits edits) throws ContainerStartException {
+        Path oomScoreAdj = stateDirectory(config).resolve("oom_score_adj");
+        if (config.cgroup() != null) {
+            try {
+                Files.createDirectories(oomScoreAdj.getParent());
+                Files.writeString(oomScoreAdj, config.cgroup().resources().oomScoreAdj() + "\n");
+                config.cgroup().resources().writeCgroup(config.cgroup().directory());
+            } catch (IOException e) {
+                throw new ContainerStartException("failed to create the cgroup of container " + config.id() + ": "
+                        + e, e);
+            }
+        }
+        return ContainerPaths.of(edits.mounts(), config, oomScoreAdj);
+    }
+
+    @Override
+    public void updateResources(PodContainer target, LinuxResources resources)
+            throws ContainerNotFoundException, IOException {
+        History history = history(target);
+        if (history == null || !history.latest().running()) {
+            throw new ContainerNotFoundException("container not found (\"" + target.container() + "\")");
+        }
+        ContainerConfig.Cgroup cgroup = history.latest().config().cgroup();
+        if (cgroup != null) {
+            resources.writeCgroup(cgroup.directory());
+        }
     }
 
     @Override

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 
 /**
  * The runtime for scale: every container is running at once and runs nothing until stopped (then it exits 0, as a
- * pause container), its log is empty, and it keeps no files. CDI devices are still resolved (an unresolvable one still
+ * pause container), its log is empty, and it keeps no files but a container's {@code oom_score_adj}. CDI devices are still resolved (an unresolvable one still
  * fails the start), and exec still runs the command as a process of the invoking user with the container's
  * environment, in the runtime directory, so that {@code kubectl exec -- env} shows the CDI variables at any scale.
  */
@@ -32,8 +32,19 @@ public final class NoopRuntime extends LocalRuntime {
     }
 
     @Override
-    LocalContainer launch(ContainerConfig config, CdiEdits edits) {
-        return LocalContainer.idle(config, environment(config, edits, directory), directory, edits);
+    LocalContainer launch(ContainerConfig config, CdiEdits edits, ContainerPaths paths) {
+        return LocalContainer.idle(config, environment(config, edits, directory), directory, edits, paths);
+    }
+
+    /** Only a container with a cgroup has files: its {@code oom_score_adj}. */
+    @Override
+    Path stateDirectory(ContainerConfig config) {
+        return directory.resolve(config.podUid()).resolve(config.id().container());
+    }
+
+    @Override
+    void removed(String podUid) {
+        deleteTree(directory.resolve(podUid));
     }
 
     @Override

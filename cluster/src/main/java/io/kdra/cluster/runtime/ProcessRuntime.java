@@ -52,7 +52,8 @@ public final class ProcessRuntime extends LocalRuntime {
     }
 
     @Override
-    LocalContainer launch(ContainerConfig config, CdiEdits edits) throws ContainerStartException {
+    LocalContainer launch(ContainerConfig config, CdiEdits edits, ContainerPaths paths)
+            throws ContainerStartException {
         Path containerDirectory = containerDirectory(config);
         Path home = containerDirectory.resolve("home");
         try {
@@ -63,7 +64,7 @@ public final class ProcessRuntime extends LocalRuntime {
         }
         Map<String, String> environment = environment(config, edits, home);
         if (config.command().isEmpty()) {
-            return LocalContainer.idle(config, environment, home, edits);
+            return LocalContainer.idle(config, environment, home, edits, paths);
         }
         ContainerLog log;
         try {
@@ -71,7 +72,7 @@ public final class ProcessRuntime extends LocalRuntime {
         } catch (IOException e) {
             throw new ContainerStartException("failed to create container log: " + e, e);
         }
-        ProcessBuilder builder = new ProcessBuilder(ContainerPaths.of(edits.mounts(), config).rewrite(config.command()))
+        ProcessBuilder builder = new ProcessBuilder(paths.rewrite(config.command()))
                 .directory(home.toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -85,7 +86,7 @@ public final class ProcessRuntime extends LocalRuntime {
                     + ": unknown", e);
         }
         LocalContainer container =
-                LocalContainer.process(config, environment, home, edits, log, process, timers);
+                LocalContainer.process(config, environment, home, edits, paths, log, process, timers);
         try {
             outputPumps.execute(() -> log.pump(process.getInputStream()));
         } catch (RejectedExecutionException e) {
@@ -94,6 +95,11 @@ public final class ProcessRuntime extends LocalRuntime {
         }
         LOG.debug("started {} as pid {}", config.id(), process.pid());
         return container;
+    }
+
+    @Override
+    Path stateDirectory(ContainerConfig config) {
+        return containerDirectory(config).resolve("proc");
     }
 
     @Override

@@ -61,7 +61,7 @@ class ProcessRuntimeTest {
     static ContainerConfig config(String container, int attempt, List<String> command, Map<String, String> env,
             List<String> devices) {
         return new ContainerConfig(new PodContainer("ns", "pod", container), UID, attempt, "busybox", command, env,
-                null, devices, List.of());
+                null, devices, List.of(), null);
     }
 
     static List<String> sh(String script) {
@@ -340,6 +340,34 @@ class ProcessRuntimeTest {
                 List.of("cat", "/var/run/attributes/other/metadata.json"));
         assertThat(unmounted.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(unmounted.exitValue()).as("a path nobody mounted stays missing").isNotZero();
+    }
+
+    @Test
+    void aContainerReadsItsCgroupAndOomScoreAdjAndAResizeRewritesThem() throws Exception {
+        Path cgroup = root.resolve("cgroup").resolve("kubepods").resolve("burstable").resolve("pod" + UID)
+                .resolve("app");
+        LinuxResources resources = new LinuxResources(1024, 200_000, 2L << 30, Map.of("2MB", 0L), 907);
+        ContainerConfig plain = config("app", 0, List.of());
+        start(new ContainerConfig(plain.id(), UID, 0, "busybox", List.of(), Map.of(), null, List.of(), List.of(),
+                new ContainerConfig.Cgroup(cgroup, resources)));
+        PodContainer target = new PodContainer("ns", "pod", "app");
+
+        assertThat(execOutput(target, "head -n 1 /sys/fs/cgroup/cpu.weight; head -n 1 /sys/fs/cgroup/cpu.max;"
+                + " cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/hugetlb.2MB.max /proc/1/oom_score_adj"
+                + " /proc/self/oom_score_adj"))
+                .isEqualTo("100\n200000 100000\n2147483648\n0\n907\n907\n");
+        assertThat(Files.readString(cgroup.resolve("cgroup.controllers"))).contains("cpu", "memory", "hugetlb");
+
+        runtime.updateResources(target, new LinuxResources(2048, -1, 0, Map.of("2MB", 0L), 907));
+        assertThat(execOutput(target, "head -n 1 /sys/fs/cgroup/cpu.max; cat /sys/fs/cgroup/memory.max"))
+                .isEqualTo("max 100000\nmax\n");
+    }
+
+    private String execOutput(PodContainer target, String script) throws Exception {
+        Process process = runtime.exec(target, sh(script));
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return out;
     }
 
     @Test

@@ -67,6 +67,7 @@ final class ProxyCommand implements AutoCloseable {
                     if (failures > 0) {
                         LOG.info("the proxy of {} runs again in pod {} after {} failure(s)", socket, podName,
                                 failures);
+                        failures = 0;
                     }
                     outcome = "exited with " + waitForExit(watch) + output.lastLine();
                 } finally {

@@ -88,6 +88,24 @@ final class KdraProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /**
+     * Sends SIGINT, as Ctrl-C in a terminal does, and waits up to {@code patience} for the JVM to end.
+     *
+     * @return the exit code
+     */
+    int interrupt(Duration patience) throws InterruptedException, IOException {
+        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("could not send SIGINT to the command");
+        }
+        if (!process.waitFor(patience.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError("the command did not stop within " + patience + " of SIGINT (a JVM started with "
+                    + "SIGINT ignored, as background jobs of a non-interactive shell are, keeps running); stderr:\n"
+                    + stderr());
+        }
+        return process.exitValue();
+    }
+
     /** Waits for the command to end by itself and returns its exit code. */
     int waitFor() throws InterruptedException, IOException {
         if (!process.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {

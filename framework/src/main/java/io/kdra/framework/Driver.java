@@ -330,7 +330,7 @@ public final class Driver {
         framework.backend().nodeAccessUnavailable().ifPresent(reason -> Assumptions.abort(reason));
         KubernetesClient admin = framework.client();
         if (expectResourceSliceRemoval) {
-            framework.cleanup("wait until the ResourceSlices of " + name + " are gone", this::isGone);
+            framework.cleanupWait("wait until the ResourceSlices of " + name + " are gone", this::isGone);
         }
         DriverResources multiHost = resources.get(Resources.MULTI_HOST);
         // the kubelet wipes only slices with its node name
@@ -346,8 +346,12 @@ public final class Driver {
         DriverDeployment deployment = framework.backend().deploy(new DriverInstance(framework.namespace(), name,
                 name + instanceSuffix, nameSuffix + instanceSuffix, serviceAccountName(), onNodes.nodeNames(),
                 withKubelet));
-        // also when setUp fails; registered before the plugins start, so it runs after they stopped
-        framework.cleanup("remove the deployment of driver " + name + instanceSuffix, deployment::close);
+        // also when setUp fails, or the run is interrupted while it waits for the plugins: then no tearDown is registered
+        // yet, so this stops the plugins first (their proxies remove the sockets through the pods) if nothing did
+        framework.cleanup("remove the deployment of driver " + name + instanceSuffix, () -> {
+            tearDown();
+            deployment.close();
+        });
         try {
             for (String nodeName : onNodes.nodeNames()) {
                 startPlugin(onNodes, nodeName, resources.get(nodeName), deployment.node(nodeName));

@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * After the spec, cleanups run last-registered first; a cleanup that fails does not stop the others. When the spec
  * failed, a {@link FailureReport} (last step, the namespace's pods, claims, templates and events, the registered
  * diagnostics) is collected and logged first.
+ *
+ * <p>A run that is interrupted (Ctrl-C, SIGTERM: the JVM shuts down) still removes what its running specs created on
+ * the cluster ({@link InterruptedRun}): their pending cleanups run, except those that only wait ({@link #cleanupWait}).
+ * That matters on a cluster that outlives the run (a kubeconfig's): proxy pods and their sockets, namespaces,
+ * cluster-wide RBAC and admission policies.
  */
 public final class Framework {
 
@@ -49,7 +54,8 @@ public final class Framework {
     /** The label kube-apiserver's Pod Security admission reads; the DRA specs run privileged pods. */
     public static final String POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce";
 
-    private record NamedStep(String what, Step step) {
+    /** @param onlyWaits whether the step only waits for the cluster to settle, which an interrupted run skips */
+    private record NamedStep(String what, Step step, boolean onlyWaits) {
     }
 
     private record Diagnostic(Supplier<String> title, Supplier<String> content) {
@@ -58,6 +64,8 @@ public final class Framework {
     private final String baseName;
     private final List<NamedStep> beforeEach = new ArrayList<>();
     private final Deque<NamedStep> cleanups = new ArrayDeque<>();
+    /** Held while a cleanup that removes something runs, see {@link #runPendingCleanups}. */
+    private final Object cleaningInOrder = new Object();
     private final List<String> errors = new ArrayList<>();
     private final List<Diagnostic> diagnostics = new ArrayList<>();
     private volatile String lastStep;
@@ -84,13 +92,23 @@ public final class Framework {
             throw new IllegalStateException("before-each setup (" + what + ") must be registered while the spec is "
                     + "constructed, e.g. by a field; inside a spec use the ...Now/instance forms");
         }
-        beforeEach.add(new NamedStep(what, step));
+        beforeEach.add(new NamedStep(what, step, false));
     }
 
     /** Registers a cleanup; cleanups run after the spec, the last registered first (upstream's DeferCleanup). */
     public void cleanup(String what, Step step) {
         synchronized (cleanups) {
-            cleanups.push(new NamedStep(what, step));
+            cleanups.push(new NamedStep(what, step, false));
+        }
+    }
+
+    /**
+     * Registers a cleanup that only waits for the cluster to settle and removes nothing (upstream's wait until a
+     * driver's ResourceSlices are gone), so that an interrupted run skips it.
+     */
+    public void cleanupWait(String what, Step step) {
+        synchronized (cleanups) {
+            cleanups.push(new NamedStep(what, step, true));
         }
     }
 
@@ -169,6 +187,7 @@ public final class Framework {
         this.backend = backend;
         this.specName = specName;
         LOG.info("spec: {}", specName);
+        InterruptedRun.specStarted(this);
         KubernetesClient client = backend.adminClient();
         Namespace created = client.namespaces().resource(new NamespaceBuilder()
                 .withNewMetadata().withGenerateName(baseName + "-")
@@ -187,27 +206,19 @@ public final class Framework {
      * failures; called by {@link FrameworkExtension}.
      */
     void tearDown(Throwable specFailure) {
+        try {
+            runCleanups(specFailure);
+        } finally {
+            InterruptedRun.specEnded(this);
+        }
+    }
+
+    private void runCleanups(Throwable specFailure) {
         if (specFailure != null && namespace != null) {
             failureReport = collectFailureReport();
             LOG.warn("{} failed\n{}", specName, failureReport.render());
         }
-        List<Throwable> failures = new ArrayList<>();
-        while (true) {
-            NamedStep cleanup;
-            synchronized (cleanups) {
-                cleanup = cleanups.poll();
-            }
-            if (cleanup == null) {
-                break;
-            }
-            try {
-                LOG.debug("cleanup: {}", cleanup.what());
-                cleanup.step().run();
-            } catch (Exception | AssertionError e) {
-                LOG.error("{}: cleanup \"{}\" failed", specName, cleanup.what(), e);
-                failures.add(new AssertionError("cleanup \"" + cleanup.what() + "\" failed: " + e.getMessage(), e));
-            }
-        }
+        List<Throwable> failures = runPendingCleanups();
         List<String> recorded;
         synchronized (errors) {
             recorded = List.copyOf(errors);
@@ -219,6 +230,46 @@ public final class Framework {
                 ? List.of(failures.size() + " cleanup(s) failed") : recorded));
         failures.forEach(error::addSuppressed);
         throw error;
+    }
+
+    /**
+     * Runs the pending cleanups, last registered first, and returns their failures. When a run is interrupted, the
+     * spec's own thread and the shutdown hook may both be here: each cleanup that removes something runs alone, so they
+     * still run one after the other in order; those that only wait run outside that order, and not at all once the
+     * run was interrupted.
+     */
+    List<Throwable> runPendingCleanups() {
+        List<Throwable> failures = new ArrayList<>();
+        while (true) {
+            NamedStep cleanup;
+            synchronized (cleaningInOrder) {
+                synchronized (cleanups) {
+                    cleanup = cleanups.poll();
+                }
+                if (cleanup == null) {
+                    return failures;
+                }
+                if (!cleanup.onlyWaits()) {
+                    runCleanup(cleanup, failures);
+                    continue;
+                }
+            }
+            if (InterruptedRun.isInterrupted()) {
+                LOG.debug("{}: interrupted, not waiting: {}", specName, cleanup.what());
+            } else {
+                runCleanup(cleanup, failures);
+            }
+        }
+    }
+
+    private void runCleanup(NamedStep cleanup, List<Throwable> failures) {
+        try {
+            LOG.debug("cleanup: {}", cleanup.what());
+            cleanup.step().run();
+        } catch (Exception | AssertionError e) {
+            LOG.error("{}: cleanup \"{}\" failed", specName, cleanup.what(), e);
+            failures.add(new AssertionError("cleanup \"" + cleanup.what() + "\" failed: " + e.getMessage(), e));
+        }
     }
 
     private FailureReport collectFailureReport() {

@@ -12,24 +12,22 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Commands in the first container of one proxy pod, through {@code pods/exec}. */
+/** Commands in the container of a node's proxy pod (the one running now), through {@code pods/exec}. */
 final class PodCommands {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(1);
 
     private final KubernetesClient client;
-    private final String namespace;
-    private final String pod;
+    private final ProxyPod pod;
     private final String container;
 
-    PodCommands(KubernetesClient client, String namespace, String pod, String container) {
+    PodCommands(KubernetesClient client, ProxyPod pod, String container) {
         this.client = client;
-        this.namespace = namespace;
         this.pod = pod;
         this.container = container;
     }
 
-    String pod() {
+    ProxyPod pod() {
         return pod;
     }
 
@@ -42,7 +40,8 @@ final class PodCommands {
     void run(String... command) throws IOException {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         int exitCode;
-        try (ExecWatch watch = start(output, List.of(command))) {
+        String podName = pod.name();
+        try (ExecWatch watch = start(podName, output, List.of(command))) {
             exitCode = watch.exitCode().get(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             throw new IOException(describe(command) + " failed: " + e, e);
@@ -56,13 +55,16 @@ final class PodCommands {
         }
     }
 
-    /** Starts a command whose output and errors go to {@code output}; the caller closes the watch to end it. */
-    ExecWatch start(OutputStream output, List<String> command) {
-        return client.pods().inNamespace(namespace).withName(pod).inContainer(container)
+    /**
+     * Starts a command in the given pod (one {@link ProxyPod#name()} gave) whose output and errors go to
+     * {@code output}; the caller closes the watch to end it.
+     */
+    ExecWatch start(String podName, OutputStream output, List<String> command) {
+        return client.pods().inNamespace(pod.namespace()).withName(podName).inContainer(container)
                 .writingOutput(output).writingError(output).exec(command.toArray(String[]::new));
     }
 
     private String describe(String... command) {
-        return "exec in pod " + namespace + "/" + pod + " of " + String.join(" ", command);
+        return "exec in pod " + pod.namespace() + "/" + pod.lastName() + " of " + String.join(" ", command);
     }
 }

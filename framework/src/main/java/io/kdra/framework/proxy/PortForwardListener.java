@@ -6,7 +6,9 @@ import io.kdra.plugin.ConnectionListener;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
+import java.nio.channels.Channel;
 import java.nio.channels.Pipe;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Connections to a port of a proxy pod through {@code pods/portforward}, as upstream's {@code proxy.Listen}: a few are
  * kept open ahead of time, because the proxy pairs each connection the kubelet makes to its Unix socket with the next
  * one it accepted on the port; each is handed to the plugin as an accepted connection, which stays silent until the
- * proxy has paired it. A connection that ends is replaced.
+ * proxy has paired it. A connection that ends, or whose forwarding the API server dropped, is replaced, so that the
+ * kubelet's next connection finds one; a pod that was replaced is followed to its replacement.
  */
 final class PortForwardListener implements ConnectionListener {
 
@@ -30,20 +33,18 @@ final class PortForwardListener implements ConnectionListener {
     private static final long MAX_RETRY_MILLIS = 5_000;
 
     private final KubernetesClient client;
-    private final String namespace;
-    private final String pod;
+    private final ProxyPod pod;
     private final int port;
     private final BlockingQueue<ByteChannel> dialed = new LinkedBlockingQueue<>();
     private final Set<Connection> open = ConcurrentHashMap.newKeySet();
     private final Thread dialer;
     private volatile boolean closed;
 
-    PortForwardListener(KubernetesClient client, String namespace, String pod, int port) {
+    PortForwardListener(KubernetesClient client, ProxyPod pod, int port) {
         this.client = client;
-        this.namespace = namespace;
         this.pod = pod;
         this.port = port;
-        this.dialer = new Thread(this::keepDialing, "port-forward " + pod + ":" + port);
+        this.dialer = new Thread(this::keepDialing, "port-forward " + pod.nodeName() + ":" + port);
         dialer.setDaemon(true);
         dialer.start();
     }
@@ -53,14 +54,14 @@ final class PortForwardListener implements ConnectionListener {
         try {
             while (!closed) {
                 ByteChannel next = dialed.poll(DIAL_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
-                if (next != null) {
+                if (next != null && next.isOpen()) {
                     return next;
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        throw new IOException("listening on " + pod + ":" + port + " was stopped");
+        throw new IOException("listening on " + pod.lastName() + ":" + port + " was stopped");
     }
 
     @Override
@@ -80,6 +81,7 @@ final class PortForwardListener implements ConnectionListener {
         long retry = DIAL_PERIOD_MILLIS;
         while (!closed) {
             try {
+                open.stream().filter(connection -> !connection.forward.isAlive()).toList().forEach(Connection::close);
                 if (open.size() < OPEN_AHEAD) {
                     Connection connection = new Connection();
                     open.add(connection);
@@ -90,7 +92,15 @@ final class PortForwardListener implements ConnectionListener {
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
-                LOG.debug("port-forward to {}:{} failed, retrying in {} ms: {}", pod, port, retry, e.toString());
+                if (retry < MAX_RETRY_MILLIS && retry * 2 >= MAX_RETRY_MILLIS) {
+                    LOG.warn("port-forward to port {} of the proxy pod {} on node {} keeps failing, retrying every {} "
+                            + "ms: {}. Look at `kubectl -n {} describe pod {}` and whether this user may create "
+                            + "pods/portforward", port, pod.lastName(), pod.nodeName(), MAX_RETRY_MILLIS, e.toString(),
+                            pod.namespace(), pod.lastName());
+                } else {
+                    LOG.debug("port-forward to {}:{} failed, retrying in {} ms: {}", pod.lastName(), port, retry,
+                            e.toString());
+                }
                 try {
                     Thread.sleep(retry);
                 } catch (InterruptedException interrupted) {
@@ -103,14 +113,22 @@ final class PortForwardListener implements ConnectionListener {
 
     /** One forwarded connection, as a channel the plugin reads and writes from two threads. */
     private final class Connection implements ByteChannel {
-        private final Pipe toPod = Pipe.open();
-        private final Pipe fromPod = Pipe.open();
+        private final Pipe toPod;
+        private final Pipe fromPod;
         private final PortForward forward;
         private volatile boolean ended;
 
         Connection() throws IOException {
-            forward = client.pods().inNamespace(namespace).withName(pod).portForward(port, toPod.source(),
-                    fromPod.sink());
+            String podName = pod.name();
+            toPod = Pipe.open();
+            fromPod = Pipe.open();
+            try {
+                forward = client.pods().inNamespace(pod.namespace()).withName(podName).portForward(port,
+                        toPod.source(), fromPod.sink());
+            } catch (RuntimeException e) {
+                closePipes();
+                throw e;
+            }
         }
 
         @Override
@@ -144,8 +162,11 @@ final class PortForwardListener implements ConnectionListener {
             } catch (IOException e) {
                 LOG.trace("closing a port-forward: {}", e.toString());
             }
-            for (java.nio.channels.Channel channel : new java.nio.channels.Channel[] {toPod.sink(), toPod.source(),
-                    fromPod.sink(), fromPod.source()}) {
+            closePipes();
+        }
+
+        private void closePipes() {
+            for (Channel channel : List.of(toPod.sink(), toPod.source(), fromPod.sink(), fromPod.source())) {
                 try {
                     channel.close();
                 } catch (IOException e) {

@@ -9,15 +9,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The proxy of one socket in a proxy pod ({@code /hostpathplugin --endpoint=<socket> --proxy-endpoint=tcp://:<port>}),
- * run through {@code pods/exec} until closed and started again when it ends, with upstream's back-off (1 s doubling up
- * to 30 s, reset after 5 minutes without failure). Closing ends the exec, which kills the proxy, then removes the
- * socket file, which the killed proxy leaves behind.
+ * The proxy of one socket in a node's proxy pod ({@code /hostpathplugin --endpoint=<socket>
+ * --proxy-endpoint=tcp://:<port>}), run through {@code pods/exec} until closed and started again whenever it ends or
+ * cannot start (the exec refused, the pod replaced), with upstream's back-off: 1 s doubling up to 30 s with up to as
+ * much again of jitter, reset after 5 minutes without failure. Each failure is logged with where to look next. Closing
+ * ends the exec, which kills the proxy, then removes the socket file, which the killed proxy leaves behind.
  */
 final class ProxyCommand implements AutoCloseable {
 
@@ -37,7 +39,7 @@ final class ProxyCommand implements AutoCloseable {
         this.pod = pod;
         this.socket = socket;
         this.command = List.of("/hostpathplugin", "--v=5", "--endpoint=" + socket, "--proxy-endpoint=tcp://:" + port);
-        this.runner = new Thread(this::runUntilClosed, "proxy " + pod.pod() + " " + socket.getFileName());
+        this.runner = new Thread(this::runUntilClosed, "proxy " + pod.pod().nodeName() + " " + socket.getFileName());
         runner.setDaemon(true);
     }
 
@@ -49,36 +51,59 @@ final class ProxyCommand implements AutoCloseable {
 
     private void runUntilClosed() {
         Duration backoff = FIRST_BACKOFF;
+        int failures = 0;
         while (!closed) {
             Instant started = Instant.now();
             String outcome;
-            LogOutput output = new LogOutput(pod.pod());
-            try (ExecWatch watch = pod.start(output, command)) {
-                current = watch;
-                if (closed) {
-                    return;
+            String podName = pod.pod().lastName();
+            try {
+                podName = pod.pod().name();
+                LogOutput output = new LogOutput(podName);
+                try (ExecWatch watch = pod.start(podName, output, command)) {
+                    current = watch;
+                    if (closed) {
+                        return;
+                    }
+                    if (failures > 0) {
+                        LOG.info("the proxy of {} runs again in pod {} after {} failure(s)", socket, podName,
+                                failures);
+                        failures = 0;
+                    }
+                    outcome = "exited with " + waitForExit(watch) + output.lastLine();
+                } finally {
+                    current = null;
                 }
-                outcome = "exited with " + waitForExit(watch) + output.lastLine();
-            } catch (RuntimeException e) {
-                outcome = "failed: " + e;
-            } finally {
-                current = null;
+            } catch (IOException | RuntimeException e) {
+                outcome = "could not start: " + reasons(e);
             }
             if (closed) {
                 return;
             }
+            failures++;
             if (Duration.between(started, Instant.now()).compareTo(BACKOFF_RESET) > 0) {
                 backoff = FIRST_BACKOFF;
             }
-            LOG.warn("the proxy of {} in pod {} {}; starting it again in {} ms", socket, pod.pod(), outcome,
-                    backoff.toMillis());
+            long delay = backoff.toMillis() + ThreadLocalRandom.current().nextLong(backoff.toMillis() + 1);
+            LOG.warn("the proxy of {} in pod {}/{} on node {} {}; starting it again in {} ms. If this repeats, look at "
+                    + "`kubectl -n {} describe pod {}` (is it running? replaced?), `kubectl -n {} get events`, and "
+                    + "whether this user may create pods/exec", socket, pod.pod().namespace(), podName,
+                    pod.pod().nodeName(), outcome, delay, pod.pod().namespace(), podName, pod.pod().namespace());
             try {
-                Thread.sleep(backoff.toMillis());
+                Thread.sleep(delay);
             } catch (InterruptedException e) {
                 return;
             }
             backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
         }
+    }
+
+    /** The messages of an error and its causes: fabric8 says only "An error has occurred." for a refused exec. */
+    private static String reasons(Throwable error) {
+        StringBuilder reasons = new StringBuilder(String.valueOf(error.getMessage()));
+        for (Throwable cause = error.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            reasons.append(" <- ").append(cause.getMessage() != null ? cause.getMessage() : cause.toString());
+        }
+        return reasons.toString();
     }
 
     private static String waitForExit(ExecWatch watch) {
@@ -109,7 +134,8 @@ final class ProxyCommand implements AutoCloseable {
         try {
             pod.run("rm", "-f", socket.toString());
         } catch (IOException e) {
-            LOG.warn("removing socket {} in pod {} failed: {}", socket, pod.pod(), e.getMessage());
+            LOG.warn("removing socket {} in the proxy pod on node {} failed: {}", socket, pod.pod().nodeName(),
+                    e.getMessage());
         }
     }
 

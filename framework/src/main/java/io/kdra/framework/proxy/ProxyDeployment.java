@@ -44,6 +44,8 @@ public final class ProxyDeployment implements DriverDeployment {
     public static final String IMAGE = "registry.k8s.io/sig-storage/hostpathplugin:v1.17.1";
     /** Where the proxy pods mount the node's CDI directory ({@code /var/run/cdi}). */
     static final String CDI_MOUNT = "/cdi";
+    /** The label naming the node of a proxy pod's ReplicaSet. */
+    static final String NODE_LABEL = "dra-test-driver/node";
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyDeployment.class);
     private static final String CONTAINER = "pause";
@@ -57,16 +59,19 @@ public final class ProxyDeployment implements DriverDeployment {
     private final List<String> replicaSets = new ArrayList<>();
     private final Map<String, NodeAccess> nodes = new LinkedHashMap<>();
     private final List<KubernetesClient> driverClients = new ArrayList<>();
+    private final NodeBoundSlicePolicy slicePolicy;
     private boolean closed;
 
     private ProxyDeployment(KubernetesClient admin, DriverInstance instance, Path kubeletRootDirectory) {
         this.admin = admin;
         this.instance = instance;
         this.kubeletRootDirectory = kubeletRootDirectory;
+        this.slicePolicy = new NodeBoundSlicePolicy(admin, instance);
     }
 
     /**
-     * Creates the service account and a proxy pod on every node of the instance, and waits until they run.
+     * Creates the service account, upstream's admission policy for the plugin's slices (where the API server serves
+     * it) and a proxy pod on every node of the instance, and waits until they run.
      *
      * @param kubeletRootDirectory the kubelet's root directory on the nodes ({@code /var/lib/kubelet})
      * @throws IllegalStateException when a pod does not run within 3 minutes; what was created is removed
@@ -97,21 +102,16 @@ public final class ProxyDeployment implements DriverDeployment {
             replicaSets.add(name);
         }
         for (String nodeName : nodeNames) {
+            ProxyPod proxyPod = new ProxyPod(admin, instance.namespace(), instance.instanceName(), nodeName);
             Pod pod = Awaitility.await("the driver proxy pod of " + instance.instanceName() + " on " + nodeName)
                     .atMost(POD_RUNNING).pollInterval(Duration.ofMillis(200))
-                    .until(() -> runningPod(nodeName), found -> found.isPresent()).orElseThrow();
-            nodes.put(nodeName, access(pod));
+                    .until(proxyPod::find, Optional::isPresent).orElseThrow();
+            nodes.put(nodeName, access(proxyPod, pod));
         }
+        // created last: deleting the namespace does not remove a cluster-scoped object, so a run interrupted before
+        // the driver registered this deployment's cleanup must not have made it yet
+        slicePolicy.create();
         LOG.info("driver {} proxied on {}", instance.instanceName(), nodeNames);
-    }
-
-    private Optional<Pod> runningPod(String nodeName) {
-        return admin.pods().inNamespace(instance.namespace())
-                .withLabel("app.kubernetes.io/instance", instance.instanceName()).list().getItems().stream()
-                .filter(pod -> nodeName.equals(pod.getSpec().getNodeName()))
-                .filter(pod -> pod.getMetadata().getDeletionTimestamp() == null)
-                .filter(pod -> pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase()))
-                .findFirst();
     }
 
     private ReplicaSet replicaSet(String name, String nodeName) {
@@ -120,7 +120,7 @@ public final class ProxyDeployment implements DriverDeployment {
                 "app.kubernetes.io/part-of", "dra-test-driver",
                 "app.kubernetes.io/name", "dra-test-driver-kubelet-plugin",
                 "app.kubernetes.io/component", "kubelet-plugin",
-                "dra-test-driver/node", nodeName);
+                NODE_LABEL, nodeName);
         String pluginDirectory = kubeletRootDirectory.resolve("plugins").resolve(instance.driverName()).toString();
         String registryDirectory = kubeletRootDirectory.resolve("plugins_registry").toString();
         return new ReplicaSetBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
@@ -151,17 +151,16 @@ public final class ProxyDeployment implements DriverDeployment {
                 .endSpec().endTemplate().endSpec().build();
     }
 
-    private NodeAccess access(Pod pod) {
-        String nodeName = pod.getSpec().getNodeName();
-        PodCommands commands = new PodCommands(admin, pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
-                CONTAINER);
+    /** @param pod the proxy pod found first, whose identity the driver keeps when the pod is replaced */
+    private NodeAccess access(ProxyPod proxyPod, Pod pod) {
+        String nodeName = proxyPod.nodeName();
+        PodCommands commands = new PodCommands(admin, proxyPod, CONTAINER);
         FileOperations cdiFiles = new ExecFileOperations(commands, CDI_MOUNT);
         AtomicInteger ports = new AtomicInteger(FIRST_LISTENER_PORT);
         ListenerFactory listeners = socketPath -> {
             int port = ports.incrementAndGet();
             ProxyCommand proxy = ProxyCommand.start(commands, socketPath, port);
-            PortForwardListener forwarded = new PortForwardListener(admin, pod.getMetadata().getNamespace(),
-                    pod.getMetadata().getName(), port);
+            PortForwardListener forwarded = new PortForwardListener(admin, proxyPod, port);
             return new ConnectionListener() {
                 @Override
                 public ByteChannel accept() throws IOException {
@@ -253,6 +252,7 @@ public final class ProxyDeployment implements DriverDeployment {
             admin.apps().replicaSets().inNamespace(instance.namespace()).withName(name).delete();
         }
         admin.serviceAccounts().inNamespace(instance.namespace()).withName(instance.serviceAccount()).delete();
+        slicePolicy.delete();
         driverClients.forEach(KubernetesClient::close);
         driverClients.clear();
     }

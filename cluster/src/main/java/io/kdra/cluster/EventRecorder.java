@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.kube.client.UnreadWrites;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Executor;
@@ -109,7 +110,7 @@ public final class EventRecorder implements AutoCloseable {
     }
 
     private void write(Event event) {
-        client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
+        UnreadWrites.create(client, event);
     }
 
     /** One clock tick apart at least, so that two events about one object in the same nanosecond keep apart. */

@@ -28,6 +28,7 @@ import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.PodGroupClaims;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.client.Informers;
+import io.kdra.kube.client.UnreadWrites;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -591,10 +592,8 @@ public final class ResourceClaimController
         String patch = client.getKubernetesSerialization().asJson(
                 Map.of("status", Map.of("resourceClaimStatuses", statuses)));
         try {
-            client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                    .subresource("status")
-                    .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE)
-                            .withFieldManager(FIELD_MANAGER).build(), patch);
+            UnreadWrites.patch(client, Pod.class, pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
+                    "status", PatchType.JSON_MERGE, patch, FIELD_MANAGER);
         } catch (KubernetesClientException e) {
             throw new IllegalStateException("update pod " + pod.getMetadata().getNamespace() + "/"
                     + pod.getMetadata().getName() + " ResourceClaimStatuses: " + message(e), e);

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -15,6 +14,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.FeatureGates;
 import io.kdra.kube.Quantity;
 import io.kdra.kube.client.Informers;
+import io.kdra.kube.client.UnreadWrites;
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
@@ -776,8 +776,8 @@ final class PodWorkers {
             return;
         }
         try {
-            client.pods().inNamespace(state.namespace).withName(state.name).subresource("status")
-                    .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json);
+            UnreadWrites.patch(client, Pod.class, state.namespace, state.name, "status", PatchType.STRATEGIC_MERGE,
+                    json, null);
             state.lastStatus = json;
         } catch (KubernetesClientException e) {
             if (e.getCode() != 404) {

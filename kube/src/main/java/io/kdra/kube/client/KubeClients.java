@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds fabric8 clients that share one Vert.x instance and one JSON (de)serialization, so a cluster of many API
  * clients (a scheduler, controllers, a kubelet per node, a driver per node) runs on one small event-loop group instead
- * of one per client, and builds and keeps the model's Jackson (de)serializers once.
+ * of one per client, and builds and keeps the model's Jackson (de)serializers once. That serialization binds watch
+ * events straight into the model ({@link DirectBindingSerialization}).
  *
  * <p>fabric8's Vert.x 5 HTTP client creates a Vert.x instance per client unless its factory is given one; with one
  * given it neither creates nor closes it. {@link #close()} closes every client built here, then the Vert.x instance.
@@ -36,7 +37,7 @@ public final class KubeClients implements AutoCloseable {
     private final Vertx5HttpClientFactory httpClients;
     // fabric8 builds its Jackson (de)serializers per KubernetesSerialization, and each client makes its own: with a
     // client per node that meant introspecting Pod, Node, Lease ... again for every node, and keeping every copy.
-    private final KubernetesSerialization serialization = new KubernetesSerialization();
+    private final KubernetesSerialization serialization = new DirectBindingSerialization();
     private final List<KubernetesClient> clients = new ArrayList<>();
     private boolean closed;
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.kdra.framework.DisabledFeatureGates;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.kube.FeatureGates;
 import io.kdra.testdriver.CallMatcher;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * for (DRAConsumableCapacity) and, as its enclosing context wants, without ResourceHealthStatus.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Resource Health [Serial] Device ShareID [FeatureGate:DRAConsumableCapacity] [Beta] [Serial]")
 @Tag("sig-node")

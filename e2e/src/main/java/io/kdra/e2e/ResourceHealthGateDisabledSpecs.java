@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.framework.DisabledFeatureGates;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.framework.Waits;
 import io.kdra.kube.FeatureGates;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * Upstream skips it where the gate is on; here it gets a cluster with the gate off ({@link DisabledFeatureGates}).
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Resource Health [Serial]")
 @Tag("sig-node")

@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.framework.Waits;
 import io.kdra.plugin.HealthStatus;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * the one connection of the DRA service, and keeps up with several pods at once.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Resource Health [FeatureGate:ResourceHealthStatus] [Beta] [Serial]")
 @Tag("sig-node")

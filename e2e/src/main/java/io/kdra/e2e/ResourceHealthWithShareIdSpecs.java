@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.framework.Waits;
 import io.kdra.plugin.HealthStatus;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * runs it where its labels select it.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Resource Health [Serial] Resource Health with ShareID [FeatureGate:ResourceHealthStatus] [Beta]"
         + " [FeatureGate:DRAConsumableCapacity] [Beta] [Serial]")

@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.is;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.framework.Waits;
 import io.kdra.plugin.KubeletPlugin;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * and pods bound by {@code spec.nodeName}, as on a node without control plane.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Resource Kubelet Plugin [Serial]")
 @Tag("sig-node")

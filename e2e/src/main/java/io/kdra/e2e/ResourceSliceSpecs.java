@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.equalTo;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.RealSliceWipingDelay;
 import io.kdra.framework.Waits;
 import io.kdra.plugin.KubeletPlugin;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * serving its DRA socket), but not when it comes back in time.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " ResourceSlice [Serial]")
 @Tag("sig-node")

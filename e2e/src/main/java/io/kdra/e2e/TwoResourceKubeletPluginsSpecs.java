@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.is;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.framework.DraSpec;
 import io.kdra.framework.Framework;
+import io.kdra.framework.NodeSuite;
 import io.kdra.framework.Pods;
 import io.kdra.framework.Waits;
 import io.kdra.testdriver.CallMatcher;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * also across a kubelet restart.
  */
 @DraSpec
+@NodeSuite
 @DisplayName("[sig-node] [DRA] [Feature:DynamicResourceAllocation] [FeatureGate:DynamicResourceAllocation]"
         + " Two resource Kubelet Plugins [Serial]")
 @Tag("sig-node")

@@ -22,9 +22,10 @@ import java.util.TreeMap;
  *     {@link RealSliceWipingDelay}) instead of the fast timing's 2 s
  * @param upgradable whether the cluster belongs to a spec that switches its version (see {@link UpgradesCluster}),
  *     which no other spec may share
+ * @param nodeSuite whether the cluster runs upstream's node suite apart from the other specs (see {@link NodeSuite})
  */
 public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion, KubernetesVersion kubeletVersion,
-        Map<String, Boolean> featureGates, boolean realSliceWipingDelay, boolean upgradable) {
+        Map<String, Boolean> featureGates, boolean realSliceWipingDelay, boolean upgradable, boolean nodeSuite) {
 
     /** System property: node count of embedded clusters (default 3). */
     public static final String NODES_PROPERTY = "kdra.e2e.nodes";
@@ -77,12 +78,19 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
             kubernetes = kubelet;
         }
         return new ClusterRequirements(Integer.getInteger(NODES_PROPERTY, 3), kubernetes, kubelet, gates, false,
-                false);
+                false, false);
     }
 
     /** These requirements with the kubelets' real slice-wiping delay. */
     public ClusterRequirements withRealSliceWipingDelay() {
-        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true, upgradable);
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, true, upgradable,
+                nodeSuite);
+    }
+
+    /** These requirements for a cluster of upstream's node suite, apart from the other specs' cluster. */
+    public ClusterRequirements forNodeSuite() {
+        return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, featureGates, realSliceWipingDelay,
+                upgradable, true);
     }
 
     /**
@@ -92,7 +100,7 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
      */
     public ClusterRequirements upgradableFromPreviousMinor() {
         return new ClusterRequirements(nodes, kubernetesVersion.previousMinor(), kubernetesVersion.previousMinor(),
-                featureGates, realSliceWipingDelay, true);
+                featureGates, realSliceWipingDelay, true, nodeSuite);
     }
 
     /**
@@ -109,7 +117,7 @@ public record ClusterRequirements(int nodes, KubernetesVersion kubernetesVersion
                     .forEach(dependent -> changed.put(dependent, false));
         });
         return new ClusterRequirements(nodes, kubernetesVersion, kubeletVersion, changed, realSliceWipingDelay,
-                upgradable);
+                upgradable, nodeSuite);
     }
 
     /** The gates as kube's {@code --feature-gates} takes them. */

@@ -129,7 +129,9 @@ public final class FrameworkExtension implements BeforeEachCallback, AfterEachCa
                 : ClusterRequirements.forTags(context.getTags()).withFeatureGatesOff(gatesOff);
         boolean realWiping = AnnotationSupport.isAnnotated(context.getTestMethod(), RealSliceWipingDelay.class)
                 || AnnotationSupport.isAnnotated(context.getTestClass(), RealSliceWipingDelay.class);
-        return realWiping ? fromTags.withRealSliceWipingDelay() : fromTags;
+        ClusterRequirements withDelay = realWiping ? fromTags.withRealSliceWipingDelay() : fromTags;
+        return AnnotationSupport.isAnnotated(context.getTestClass(), NodeSuite.class) ? withDelay.forNodeSuite()
+                : withDelay;
     }
 
     /**

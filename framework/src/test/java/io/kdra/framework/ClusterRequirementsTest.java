@@ -50,7 +50,18 @@ class ClusterRequirementsTest {
         assertThat(upgradable.upgradable()).isTrue();
         assertThat(upgradable).as("a cluster of its own").isNotEqualTo(new ClusterRequirements(current.nodes(),
                 KubernetesVersion.parse("1.33"), KubernetesVersion.parse("1.33"), current.featureGates(), false,
-                false));
+                false, false));
+    }
+
+    @Test
+    void theNodeSuiteGetsAClusterApartWithTheSameRequirements() {
+        ClusterRequirements shared = ClusterRequirements.forTags(Set.of("FeatureGate:DRAConsumableCapacity"));
+        ClusterRequirements nodeSuite = shared.forNodeSuite();
+
+        assertThat(nodeSuite).isNotEqualTo(shared);
+        assertThat(nodeSuite.featureGates()).isEqualTo(shared.featureGates());
+        assertThat(nodeSuite.kubeletVersion()).isEqualTo(shared.kubeletVersion());
+        assertThat(nodeSuite.withRealSliceWipingDelay().nodeSuite()).isTrue();
     }
 
     @Test

@@ -119,16 +119,18 @@ class SchedulerDraTest {
     @Test
     void deviceTaintRuleKeepsThePodPendingUntilItIsDeleted() {
         cluster.close();
+        // the rule exists before the scheduler starts: created after it, the rule's and the pod's events come
+        // through two informers, and the pod's could be scheduled first
         cluster = new SchedulerFixture(FeatureGates.defaults(KubernetesVersion.parse("1.35"))
                 .with(FeatureGates.DRA_DEVICE_TAINTS, true).with(FeatureGates.DRA_DEVICE_TAINT_RULES, true),
-                Timing.FAST);
+                Timing.FAST, admin -> admin.resources(DeviceTaintRule.class).resource(new DeviceTaintRuleBuilder()
+                        .withNewMetadata().withName("maintenance").endMetadata().withNewSpec().withNewDeviceSelector()
+                        .withDriver(SchedulerFixture.DRIVER).endDeviceSelector().withNewTaint()
+                        .withKey("example.com/down").withValue("yes").withEffect("NoSchedule").endTaint().endSpec()
+                        .build()).create());
         cluster.node("node-a");
         cluster.slice("node-a", 1);
         cluster.deviceClass(SchedulerFixture.CLASS);
-        cluster.client.resources(DeviceTaintRule.class).resource(new DeviceTaintRuleBuilder().withNewMetadata()
-                .withName("maintenance").endMetadata().withNewSpec().withNewDeviceSelector()
-                .withDriver(SchedulerFixture.DRIVER).endDeviceSelector().withNewTaint().withKey("example.com/down")
-                .withValue("yes").withEffect("NoSchedule").endTaint().endSpec().build()).create();
         cluster.claim("c");
         cluster.claimPod("p", "c");
         await().atMost(WAIT).until(() -> cluster.schedulingMessage("p") != null

@@ -33,6 +33,7 @@ import io.kdra.kube.client.KubeClients;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 /**
@@ -56,6 +57,15 @@ final class SchedulerFixture implements AutoCloseable {
 
     /** The gates reach the API server (validation, dropped fields) and the allocator, as in a cluster. */
     SchedulerFixture(FeatureGates gates, Timing timing) {
+        this(gates, timing, admin -> { });
+    }
+
+    /**
+     * As {@link #SchedulerFixture(FeatureGates, Timing)}, with objects that {@code existing} creates before the
+     * scheduler starts: its informers list them before it schedules anything, so no later object's event can reach
+     * it first.
+     */
+    SchedulerFixture(FeatureGates gates, Timing timing, Consumer<KubernetesClient> existing) {
         server = ApiServer.builder().config(ApiServerConfig.defaults()
                 .withKubernetesVersion(gates.version().toString()).withFeatureGates(gates)).build().start();
         client = clients.client(server.url(), server.adminToken(), server.caCertificatePem());
@@ -64,6 +74,7 @@ final class SchedulerFixture implements AutoCloseable {
                 server.caCertificatePem());
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.defaults()), AllocatorFeatures.from(gates));
+        existing.accept(client);
         scheduler = new Scheduler(schedulerClient, allocator, timing, "default-scheduler");
         if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
             scheduler.withPodGroupClaims();

@@ -2,6 +2,7 @@ package io.kdra.cli;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.cluster.CgroupMode;
 import io.kdra.cluster.ClusterNode;
 import io.kdra.cluster.EmbeddedCluster;
 import io.kdra.cluster.RuntimeKind;
@@ -87,6 +88,14 @@ final class ClusterUpCommand implements Callable<Integer> {
                     + " and the CDI environment (no isolation); noop: containers are Running at once and run nothing"
                     + " (default: ${DEFAULT-VALUE}).")
     private String runtime;
+
+    @Option(names = "--cgroups", paramLabel = "auto|simulated|kernel", defaultValue = "auto",
+            description = "kernel: pods' and containers' cgroups are cgroup v2 groups of this machine with the"
+                    + " kubelet's CPU, memory and hugepage values, and container processes run in them (needs root and"
+                    + " a writable cgroup v2 hierarchy offering cpu, memory and hugetlb); simulated: directories"
+                    + " holding the values, which containers read at /sys/fs/cgroup; auto: kernel where possible with"
+                    + " the process runtime (default: ${DEFAULT-VALUE}).")
+    private String cgroups;
 
     @Option(names = "--timing", paramLabel = "fast|real-timing", defaultValue = "fast",
             description = "fast: upstream delays (slice wiping 30 s, call timeout 45 s, ...) cut short; real-timing:"
@@ -197,6 +206,11 @@ final class ClusterUpCommand implements Callable<Integer> {
             builder.runtime(RuntimeKind.named(runtime));
         } catch (IllegalArgumentException e) {
             throw usage("--runtime: " + e.getMessage());
+        }
+        try {
+            builder.cgroups(CgroupMode.named(cgroups)).config();
+        } catch (IllegalArgumentException e) {
+            throw usage("--cgroups: " + e.getMessage());
         }
         try {
             builder.timing(Timing.named(timing));
@@ -343,6 +357,8 @@ final class ClusterUpCommand implements Callable<Integer> {
             out.println("  plugin registry: " + node.pluginsRegistryDirectory());
             out.println("  plugins:         " + node.pluginsDirectory());
             out.println("  CDI:             " + node.cdiDirectory());
+            out.println("  cgroups:         " + node.cgroupsDirectory()
+                    + (node.kernelCgroups() ? " (the kernel's)" : " (simulated)"));
         }
         if (noDriver) {
             ClusterNode first = cluster.nodes().get(0);

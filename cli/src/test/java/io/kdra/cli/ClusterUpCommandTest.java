@@ -218,6 +218,8 @@ class ClusterUpCommandTest {
             --kubelet-version 1.35             | --kubelet-version 1.35 is newer than the control plane (1.34); kubelets may not be newer than the API server: raise --kubernetes-version or lower --kubelet-version
             --runtime docker                   | --runtime: unknown runtime "docker"; use process or noop
             --timing slow                      | --timing: unknown timing profile "slow"; use fast or real-timing
+            --cgroups v1                       | --cgroups: unknown cgroup mode "v1"; use auto, simulated or kernel
+            --runtime noop --cgroups kernel    | --cgroups: kernel cgroups need the process runtime: the noop runtime runs no container process to place in one
             --devices-per-node 129             | --devices-per-node must be 0 to 128 (the devices of a node go into one ResourceSlice, which holds at most 128), got 129
             --driver a-driver-name-of-sixty-three-characters-is-allowed.examples.com | --driver a-driver-name-of-sixty-three-characters-is-allowed.examples.com: too long for the driver's sockets: /tmp/kdra-xxxxxx/1/plugins_registry/a-driver-name-of-sixty-three-characters-is-allowed.examples.com-reg.sock has 108 bytes, Unix sockets allow 107; choose a shorter name
             --bogus                            | Unknown option: '--bogus'
@@ -269,7 +271,8 @@ class ClusterUpCommandTest {
         assertThat(code).isZero();
         assertThat(out.toString()).contains("--nodes=N", "--kubernetes-version=MAJOR.MINOR",
                 "--kubelet-version=MAJOR.MINOR", "--feature-gates=A=true,B=false", "DRADeviceTaints",
-                "--runtime=process|noop", "no isolation", "--timing=fast|real-timing", "--driver=NAME",
+                "--runtime=process|noop", "no isolation", "--cgroups=auto|simulated|kernel",
+                "--timing=fast|real-timing", "--driver=NAME",
                 "test-driver.cdi.k8s.io", "--devices-per-node=N", "--no-driver", "--kubeconfig=FILE",
                 "--base-dir=DIR", "-v, --verbose", "-h, --help", "Exit codes: 0 stopped on request");
     }

@@ -93,6 +93,16 @@ public final class ClusterNode {
     }
 
     /** The port of the kubelet's HTTP server on 127.0.0.1 ({@code /metrics}, {@code /containerLogs}, {@code /exec}). */
+    /** The node's {@code /sys/fs/cgroup}, below which its pods' cgroups are. */
+    public Path cgroupsDirectory() {
+        return runtime.cgroups().root();
+    }
+
+    /** Whether the node's pod and container cgroups are the kernel's ({@link CgroupMode}). */
+    public boolean kernelCgroups() {
+        return runtime.cgroups().placesProcesses();
+    }
+
     public int kubeletPort() {
         return server.port();
     }

@@ -161,7 +161,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private ClusterNode createNode(NodeSpec spec, Path root) {
-        ContainerRuntime runtime = config.runtime().create(root, runtimeTimers, outputPumps);
+        ContainerRuntime runtime = config.runtime().create(root, spec.name(), config.cgroups(), runtimeTimers,
+                outputPumps);
         KubeletServer server = null;
         try {
             ClusterNode[] node = new ClusterNode[1];
@@ -378,6 +379,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         private String featureGates = "";
         private Timing timing = Timing.FAST;
         private RuntimeKind runtime = RuntimeKind.PROCESS;
+        private CgroupMode cgroups = CgroupMode.AUTO;
         private Path baseDirectory;
         private boolean tls = true;
         private Consumer<String> progress = line -> {};
@@ -428,6 +430,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
 
         /**
+         * Whether pods' and containers' cgroups are the kernel's (default {@link CgroupMode#AUTO}: where the process
+         * runtime can make them).
+         */
+        public Builder cgroups(CgroupMode cgroups) {
+            this.cgroups = Objects.requireNonNull(cgroups, "cgroups");
+            return this;
+        }
+
+        /**
          * Where the node directories go (kept on close). By default a new {@code /tmp/kdra-XXXXXX}, short enough for
          * the 108-byte limit of Unix socket paths, removed on close.
          */
@@ -460,7 +471,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             KubernetesVersion kubelet = kubeletVersion == null ? kubernetesVersion : kubeletVersion;
             return new ClusterConfig(specs, kubernetesVersion, kubelet,
-                    FeatureGates.parse(kubernetesVersion, featureGates), timing, runtime, baseDirectory, tls);
+                    FeatureGates.parse(kubernetesVersion, featureGates), timing, runtime, cgroups, baseDirectory,
+                    tls);
         }
 
         public EmbeddedCluster start() {

@@ -102,12 +102,19 @@ public record KubeletConfig(String nodeName, Path rootDirectory, Map<String, Str
      * directory is itself, so a driver of the embedded backend may name its sockets either way.
      */
     public Path hostPath(String path) {
+        return hostPath(rootDirectory, path);
+    }
+
+    /** {@link #hostPath(String)} of a kubelet with this root directory. */
+    public static Path hostPath(Path root, String path) {
+        Path rootDirectory = root.toAbsolutePath();
         Path absolute = Path.of(path).normalize();
         if (!absolute.isAbsolute() || absolute.startsWith(rootDirectory)) {
             return absolute;
         }
+        Path cdiDirectory = rootDirectory.resolve("cdi");
         for (Map.Entry<Path, Path> mapped : Map.of(Path.of(KUBELET_ROOT), rootDirectory,
-                Path.of("/var/run/cdi"), cdiDirectory(), Path.of("/etc/cdi"), cdiDirectory()).entrySet()) {
+                Path.of("/var/run/cdi"), cdiDirectory, Path.of("/etc/cdi"), cdiDirectory).entrySet()) {
             if (absolute.startsWith(mapped.getKey())) {
                 return mapped.getValue().resolve(mapped.getKey().relativize(absolute).toString());
             }

@@ -18,6 +18,7 @@ import io.kdra.kube.client.UnreadWrites;
 import io.kdra.cluster.EventRecorder;
 import io.kdra.cluster.kubelet.server.ContainerStreams;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import io.kdra.cluster.runtime.Cgroups;
 import io.kdra.cluster.runtime.ContainerConfig;
 import io.kdra.cluster.runtime.ContainerConfig.Mount;
 import io.kdra.cluster.runtime.ContainerRuntime;
@@ -59,8 +60,6 @@ final class PodWorkers {
 
     private static final Logger LOG = LoggerFactory.getLogger(PodWorkers.class);
     private static final Duration MINIMUM_GRACE_PERIOD = Duration.ofSeconds(2);
-    /** The node's cgroup v2 mount, as pods name it in hostPath volumes. */
-    static final String CGROUP_ROOT = "/sys/fs/cgroup";
 
     private final KubeletConfig config;
     private final KubernetesClient client;
@@ -91,7 +90,7 @@ final class PodWorkers {
         this.events = EventRecorder.on(client, "kubelet", config.nodeName(), host.executor());
         this.environment = new ContainerEnvironment(client, config.nodeName());
         this.nodeAllocatable = new NodeAllocatableClaims(client);
-        this.cgroupRoot = config.hostPath(CGROUP_ROOT);
+        this.cgroupRoot = runtime.cgroups().root();
         this.memoryCapacity = PodResourceConfig.units(PodResourceConfig.MEMORY,
                 Quantity.parse(config.capacity().getOrDefault(PodResourceConfig.MEMORY, "0")));
         this.nodeHugepages = config.capacity().keySet().stream()
@@ -502,8 +501,8 @@ final class PodWorkers {
     /**
      * Computes the pod's and its containers' cgroup values from the pod's current spec (so again after an in-place
      * resize) and the devices of its claims, writes the pod's cgroup and hands changed values of running containers to
-     * the runtime, as the kubelet's pod container manager and {@code UpdateContainerResources} do. The cgroups hold
-     * computed values: kdra places no process in them.
+     * the runtime, as the kubelet's pod container manager and {@code UpdateContainerResources} do. Whether they are
+     * the kernel's is the runtime's {@link Cgroups}.
      */
     private void applyResources(PodState state) throws DraManager.DraException, IOException {
         Pod pod = state.pod;
@@ -518,7 +517,7 @@ final class PodWorkers {
         }
         PodResourceConfig previous = state.resources;
         state.resources = computed;
-        computed.pod().writeCgroup(podCgroup(state));
+        runtime.cgroups().apply(podCgroup(state), computed.pod());
         for (ContainerRecord record : state.containers.values()) {
             LinuxResources resources = computed.containers().get(record.name);
             if (record.current != null && resources != null
@@ -561,7 +560,7 @@ final class PodWorkers {
             if (volume == null || volume.getHostPath() == null) {
                 continue;
             }
-            Path host = config.hostPath(volume.getHostPath().getPath());
+            Path host = nodePath(volume.getHostPath().getPath());
             if ("DirectoryOrCreate".equals(volume.getHostPath().getType())) {
                 Files.createDirectories(host);
             }
@@ -570,6 +569,14 @@ final class PodWorkers {
                     subPath == null || subPath.isEmpty() ? host : host.resolve(subPath)));
         }
         return mounts;
+    }
+
+    /** Where a host path of the node lies: the node's cgroups are the runtime's, anything else as configured. */
+    private Path nodePath(String hostPath) {
+        Path path = Path.of(hostPath).normalize();
+        Path cgroups = Path.of(Cgroups.MOUNT_POINT);
+        return path.startsWith(cgroups) ? cgroupRoot.resolve(cgroups.relativize(path).toString())
+                : config.hostPath(hostPath);
     }
 
     /**
@@ -716,19 +723,12 @@ final class PodWorkers {
         pods.remove(state.uid, state);
         runtime.removePod(state.uid);
         if (state.resources != null) {
-            deleteTree(podCgroup(state));
-        }
-    }
-
-    private void deleteTree(Path directory) {
-        try (var paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
+            try {
+                runtime.cgroups().remove(podCgroup(state));
+            } catch (IOException | UncheckedIOException e) {
+                LOG.warn("node {}: could not remove the cgroup of pod {}: {}", config.nodeName(), state.key(),
+                        e.toString());
             }
-        } catch (NoSuchFileException gone) {
-            // nothing to remove
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("node {}: could not remove {}: {}", config.nodeName(), directory, e.toString());
         }
     }
 

@@ -20,9 +20,6 @@ final class ContainerPaths {
 
     static final ContainerPaths NONE = new ContainerPaths(List.of());
 
-    /** Where a container sees its cgroup. */
-    static final String CGROUP_ROOT = "/sys/fs/cgroup";
-
     private final List<Mount> mounts;
 
     private ContainerPaths(List<Mount> mounts) {
@@ -42,15 +39,18 @@ final class ContainerPaths {
     /**
      * The paths of a container's CDI mounts and of its volume mounts (a volume at {@code /} maps nothing), and, when
      * it has a cgroup, {@code /sys/fs/cgroup} at its cgroup directory (a container sees its own cgroup there, as with
-     * a private cgroup namespace) and its {@code oom_score_adj} at {@code /proc/1/} and {@code /proc/self/}.
+     * a private cgroup namespace) and its {@code oom_score_adj} at {@code /proc/1/}, and at {@code /proc/self/}
+     * unless its processes are placed in it (they then have the score themselves).
      *
      * @param oomScoreAdjFile the file holding the container's {@code oom_score_adj}; used only with a cgroup
+     * @param processesPlaced whether the container's processes run in its cgroup ({@link Cgroups#placesProcesses()})
      */
-    static ContainerPaths of(List<Mount> cdiMounts, ContainerConfig container, Path oomScoreAdjFile) {
+    static ContainerPaths of(List<Mount> cdiMounts, ContainerConfig container, Path oomScoreAdjFile,
+            boolean processesPlaced) {
         List<Mount> mounts = new ArrayList<>(cdiMounts);
         if (container.cgroup() != null) {
-            mounts.add(new Mount(container.cgroup().directory().toString(), CGROUP_ROOT, null, null));
-            for (String process : List.of("1", "self")) {
+            mounts.add(new Mount(container.cgroup().directory().toString(), Cgroups.MOUNT_POINT, null, null));
+            for (String process : processesPlaced ? List.of("1") : List.of("1", "self")) {
                 mounts.add(new Mount(oomScoreAdjFile.toString(), "/proc/" + process + "/oom_score_adj", null, null));
             }
         }

@@ -35,6 +35,9 @@ public interface ContainerRuntime extends ContainerStreams, AutoCloseable {
     void updateResources(PodContainer target, LinuxResources resources)
             throws ContainerNotFoundException, IOException;
 
+    /** The node's cgroups, where the kubelet puts its pods' and this runtime its containers'. */
+    Cgroups cgroups();
+
     /**
      * Forgets a pod the kubelet has removed, as the CRI's RemovePodSandbox: kills what still runs of it and drops its
      * instances, logs and files. Returns at once; a pod the runtime does not know is no error.

@@ -1,8 +1,5 @@
 package io.kdra.cluster.runtime;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -42,14 +39,6 @@ public record LinuxResources(long cpuShares, long cpuQuota, long memoryLimit, Ma
         files.put("memory.max", memoryLimit == 0 ? "max" : Long.toString(memoryLimit));
         hugepageLimits.forEach((size, limit) -> files.put("hugetlb." + size + ".max", Long.toString(limit)));
         return files;
-    }
-
-    /** Creates or rewrites a cgroup v2 directory with these values ({@link #cgroupV2Files()}). */
-    public void writeCgroup(Path directory) throws IOException {
-        Files.createDirectories(directory);
-        for (Map.Entry<String, String> file : cgroupV2Files().entrySet()) {
-            Files.writeString(directory.resolve(file.getKey()), file.getValue() + "\n");
-        }
     }
 
     /**

@@ -143,10 +143,13 @@ final class LocalContainer implements RunningContainer {
     /**
      * Starts a command in this container's environment and working directory; it dies with the container. Arguments
      * that name paths below the container's CDI or volume mounts or its cgroup name the host's instead, as the
-     * container would see them through its mount namespace.
+     * container would see them through its mount namespace. It runs in the container's cgroup when the cgroups place
+     * processes.
      */
-    Process exec(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(paths.rewrite(command))
+    Process exec(List<String> command, Cgroups cgroups) throws IOException {
+        List<String> rewritten = paths.rewrite(command);
+        ProcessBuilder builder = new ProcessBuilder(config.cgroup() == null ? rewritten
+                : cgroups.placed(config.cgroup(), rewritten))
                 .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);

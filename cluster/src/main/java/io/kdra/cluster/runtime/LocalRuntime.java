@@ -6,14 +6,11 @@ import io.kdra.cluster.runtime.cdi.CdiRegistry;
 import io.kdra.cluster.runtime.cdi.UnresolvableCdiDevicesException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +38,7 @@ abstract class LocalRuntime implements ContainerRuntime {
     private static final long CLOSE_WAIT_SECONDS = 30;
 
     private final CdiRegistry cdi;
+    private final Cgroups cgroups;
     private final PodPorts ports = new PodPorts();
     /** Pods by UID. */
     private final Map<String, Pod> pods = new HashMap<>();
@@ -48,8 +46,14 @@ abstract class LocalRuntime implements ContainerRuntime {
     private final Map<PodName, String> uids = new HashMap<>();
     private boolean closed;
 
-    LocalRuntime(Path cdiDirectory) {
+    LocalRuntime(Path cdiDirectory, Cgroups cgroups) {
         this.cdi = new CdiRegistry(cdiDirectory);
+        this.cgroups = cgroups;
+    }
+
+    @Override
+    public Cgroups cgroups() {
+        return cgroups;
     }
 
     /** The node's CDI specs, as this runtime resolves them. */
@@ -110,8 +114,8 @@ abstract class LocalRuntime implements ContainerRuntime {
     }
 
     /**
-     * Writes the container's cgroup files (computed values: this runtime places no process in a cgroup) and its
-     * {@code oom_score_adj}, and returns the paths the container sees, its cgroup among them.
+     * Creates the container's cgroup with its values and writes its {@code oom_score_adj} (which {@code /proc/1/}
+     * shows), and returns the paths the container sees, its cgroup among them.
      */
     private ContainerPaths createCgroup(ContainerConfig config, CdiEdits edits) throws ContainerStartException {
         Path oomScoreAdj = stateDirectory(config).resolve("oom_score_adj");
@@ -119,13 +123,13 @@ abstract class LocalRuntime implements ContainerRuntime {
             try {
                 Files.createDirectories(oomScoreAdj.getParent());
                 Files.writeString(oomScoreAdj, config.cgroup().resources().oomScoreAdj() + "\n");
-                config.cgroup().resources().writeCgroup(config.cgroup().directory());
+                cgroups.apply(config.cgroup().directory(), config.cgroup().resources());
             } catch (IOException e) {
                 throw new ContainerStartException("failed to create the cgroup of container " + config.id() + ": "
                         + e, e);
             }
         }
-        return ContainerPaths.of(edits.mounts(), config, oomScoreAdj);
+        return ContainerPaths.of(edits.mounts(), config, oomScoreAdj, cgroups.placesProcesses());
     }
 
     @Override
@@ -137,7 +141,7 @@ abstract class LocalRuntime implements ContainerRuntime {
         }
         ContainerConfig.Cgroup cgroup = history.latest().config().cgroup();
         if (cgroup != null) {
-            resources.writeCgroup(cgroup.directory());
+            cgroups.apply(cgroup.directory(), resources);
         }
     }
 
@@ -186,7 +190,7 @@ abstract class LocalRuntime implements ContainerRuntime {
         if (HostPathPluginProxy.runs(command)) {
             return container.adopt(HostPathPluginProxy.start(command, container.config(), ports));
         }
-        return container.exec(command);
+        return container.exec(command, cgroups);
     }
 
     @Override
@@ -241,6 +245,7 @@ abstract class LocalRuntime implements ContainerRuntime {
             LOG.warn("not every container ended within {} s of SIGKILL: {}", CLOSE_WAIT_SECONDS, e.toString());
         }
         closed();
+        cgroups.close();
     }
 
     /**
@@ -259,13 +264,9 @@ abstract class LocalRuntime implements ContainerRuntime {
 
     /** Removes a directory and everything in it; a missing one is fine. */
     static void deleteTree(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        } catch (NoSuchFileException gone) {
-            // nothing to remove
-        } catch (IOException | UncheckedIOException e) {
+        try {
+            FileTrees.delete(directory);
+        } catch (IOException e) {
             LOG.warn("could not remove {}: {}", directory, e.toString());
         }
     }

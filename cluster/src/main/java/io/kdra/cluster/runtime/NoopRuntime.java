@@ -8,8 +8,8 @@ import java.nio.file.Path;
 
 /**
  * The runtime for scale: every container is running at once and runs nothing until stopped (then it exits 0, as a
- * pause container), its log is empty, and it keeps no files but a container's {@code oom_score_adj}. CDI devices are still resolved (an unresolvable one still
- * fails the start), and exec still runs the command as a process of the invoking user with the container's
+ * pause container), its log is empty, and it keeps no files but a container's {@code oom_score_adj} and its simulated
+ * cgroup. CDI devices are still resolved (an unresolvable one still fails the start), and exec still runs the command as a process of the invoking user with the container's
  * environment, in the runtime directory, so that {@code kubectl exec -- env} shows the CDI variables at any scale.
  */
 public final class NoopRuntime extends LocalRuntime {
@@ -20,9 +20,10 @@ public final class NoopRuntime extends LocalRuntime {
      * @param cdiDirectory the node's CDI spec directory
      * @param directory the working directory and {@code HOME} of exec'd commands; created now, removed by
      *     {@link #close()}
+     * @param cgroups the node's cgroups: simulated, as no container runs a process to place
      */
-    public NoopRuntime(Path cdiDirectory, Path directory) {
-        super(cdiDirectory);
+    public NoopRuntime(Path cdiDirectory, Path directory, SimulatedCgroups cgroups) {
+        super(cdiDirectory, cgroups);
         this.directory = directory.toAbsolutePath();
         try {
             Files.createDirectories(this.directory);

@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * and stderr in one pipe, so in the order written, all tagged {@code stdout}) in the CRI log format. A container
  * without a command runs nothing and idles like a pause container until stopped.
  *
+ * <p>With {@link KernelCgroups}, a container's command and what is exec'd in it enter the container's cgroup v2 group
+ * and take its {@code oom_score_adj} before they exec, so the kernel enforces its CPU, memory and hugepage limits; that
+ * is all the isolation there is.
+ *
  * <p>Without a mount namespace, CDI mounts are reached through their host paths: the container's command and the
  * commands exec'd in it get the host path wherever they name a mount's container path ({@link ContainerPaths}).
  */
@@ -40,12 +45,14 @@ public final class ProcessRuntime extends LocalRuntime {
      * @param cdiDirectory the node's CDI spec directory
      * @param directory the runtime's own directory (for example {@code <node root>/containers}); created when needed,
      *     removed by {@link #close()}
+     * @param cgroups the node's cgroups; with {@link KernelCgroups} every container process runs in its cgroup
      * @param timers runs the SIGKILL at the end of a grace period; may be shared by many runtimes
      * @param outputPumps runs one task per running process that copies its output into its log for as long as the
      *     process writes: it must not bound its thread count (a cached thread pool, shared by many runtimes)
      */
-    public ProcessRuntime(Path cdiDirectory, Path directory, ScheduledExecutorService timers, Executor outputPumps) {
-        super(cdiDirectory);
+    public ProcessRuntime(Path cdiDirectory, Path directory, Cgroups cgroups, ScheduledExecutorService timers,
+            Executor outputPumps) {
+        super(cdiDirectory, cgroups);
         this.directory = directory.toAbsolutePath();
         this.timers = timers;
         this.outputPumps = outputPumps;
@@ -72,14 +79,16 @@ public final class ProcessRuntime extends LocalRuntime {
         } catch (IOException e) {
             throw new ContainerStartException("failed to create container log: " + e, e);
         }
-        ProcessBuilder builder = new ProcessBuilder(paths.rewrite(config.command()))
-                .directory(home.toFile())
-                .redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        builder.environment().clear();
-        builder.environment().putAll(environment);
         Process process;
         try {
+            List<String> command = paths.rewrite(config.command());
+            ProcessBuilder builder = new ProcessBuilder(config.cgroup() == null ? command
+                    : cgroups().placed(config.cgroup(), command))
+                    .directory(home.toFile())
+                    .redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            builder.environment().clear();
+            builder.environment().putAll(environment);
             process = builder.start();
         } catch (IOException e) {
             throw new ContainerStartException(RUNC_START_FAILED + execFailure(config.command().get(0), e)

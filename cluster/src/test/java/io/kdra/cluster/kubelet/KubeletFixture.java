@@ -16,9 +16,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.apiserver.ApiServer;
 import io.kdra.apiserver.auth.UserInfo;
 import io.kdra.cluster.kubelet.server.ContainerStreams.PodContainer;
+import io.kdra.cluster.runtime.Cgroups;
 import io.kdra.cluster.runtime.ContainerRuntime;
 import io.kdra.cluster.runtime.ProcessRuntime;
 import io.kdra.cluster.runtime.RunningContainer;
+import io.kdra.cluster.runtime.SimulatedCgroups;
 import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.KubeClients;
 import io.kdra.plugin.KubeletPlugin;
@@ -98,7 +100,7 @@ final class KubeletFixture implements AutoCloseable {
         KubeletConfig config = adjust.apply(KubeletConfig.of(name, base.resolve(name),
                 KubernetesVersion.parse(version)));
         ContainerRuntime runtime = new ProcessRuntime(config.cdiDirectory(), config.rootDirectory().resolve("containers"),
-                host.executor(), pumps);
+                new SimulatedCgroups(config.hostPath(Cgroups.MOUNT_POINT)), host.executor(), pumps);
         SimulatedKubelet kubelet = new SimulatedKubelet(config, nodeClient(name), runtime, host);
         cleanup.push(runtime);
         cleanup.push(kubelet);

@@ -76,7 +76,8 @@ class NodeAndRegistrationTest {
             KubeletConfig config = KubeletConfig.of(name, fixture.base.resolve(name),
                     io.kdra.kube.KubernetesVersion.parse("1.34"));
             var runtime = new io.kdra.cluster.runtime.NoopRuntime(config.cdiDirectory(),
-                    config.rootDirectory().resolve("containers"));
+                    config.rootDirectory().resolve("containers"),
+                    new io.kdra.cluster.runtime.SimulatedCgroups(config.hostPath("/sys/fs/cgroup")));
             SimulatedKubelet kubelet = new SimulatedKubelet(config, fixture.nodeClient(name), runtime, single);
             try {
                 kubelet.start();

@@ -45,7 +45,7 @@ class ContainerPathsTest {
                 List.of(), Map.of(), null, List.of(), List.of(
                         new ContainerConfig.Mount("/cdi/", Path.of("/node-1/cdi")),
                         new ContainerConfig.Mount("/", Path.of("/node-1/host"))), null);
-        assertThat(ContainerPaths.of(List.of(), container, Path.of("/unused"))
+        assertThat(ContainerPaths.of(List.of(), container, Path.of("/unused"), false)
                 .rewrite(List.of("sh", "-c", "base64 -d >'/cdi/x.tmp' && mv /cdi/x.tmp /cdi/x", "/etc/hosts")))
                 .containsExactly("sh", "-c", "base64 -d >'/node-1/cdi/x.tmp' && mv /node-1/cdi/x.tmp /node-1/cdi/x",
                         "/etc/hosts");

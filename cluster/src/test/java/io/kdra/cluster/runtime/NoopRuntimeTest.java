@@ -41,7 +41,8 @@ class NoopRuntimeTest {
                 {"cdiVersion":"0.3.0","kind":"test.example.com/test",
                  "devices":[{"name":"claim-1","containerEdits":{"env":["FROM_CDI=yes"]}}]}
                 """);
-        runtime = new NoopRuntime(root.resolve("cdi"), root.resolve("containers"));
+        runtime = new NoopRuntime(root.resolve("cdi"), root.resolve("containers"),
+                new SimulatedCgroups(root.resolve("cgroup")));
     }
 
     @AfterEach

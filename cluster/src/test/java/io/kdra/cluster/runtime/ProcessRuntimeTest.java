@@ -44,7 +44,8 @@ class ProcessRuntimeTest {
 
     @BeforeEach
     void setUp() {
-        runtime = new ProcessRuntime(root.resolve("cdi"), root.resolve("containers"), timers, pumps);
+        runtime = new ProcessRuntime(root.resolve("cdi"), root.resolve("containers"),
+                new SimulatedCgroups(root.resolve("cgroup")), timers, pumps);
     }
 
     @AfterEach

@@ -66,14 +66,16 @@ public final class KernelCgroups implements Cgroups {
      * {@link #CONTROLLERS}.
      */
     public static Optional<Path> usableHierarchy() {
-        List<String> mountinfo;
+        return hierarchy().filter(mount -> Files.isWritable(mount) && controllersOf(mount).containsAll(CONTROLLERS));
+    }
+
+    /** Where this machine's cgroup v2 hierarchy is mounted, if it is. */
+    public static Optional<Path> hierarchy() {
         try {
-            mountinfo = Files.readAllLines(MOUNTINFO);
+            return cgroup2Mount(Files.readAllLines(MOUNTINFO));
         } catch (IOException e) {
             return Optional.empty();
         }
-        return cgroup2Mount(mountinfo).filter(mount -> Files.isWritable(mount)
-                && controllersOf(mount).containsAll(CONTROLLERS));
     }
 
     /**

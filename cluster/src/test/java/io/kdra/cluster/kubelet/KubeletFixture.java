@@ -96,16 +96,25 @@ final class KubeletFixture implements AutoCloseable {
     }
 
     Node kubelet(String version, UnaryOperator<KubeletConfig> adjust) throws IOException {
+        return kubelet(version, adjust, config -> new SimulatedCgroups(config.hostPath(Cgroups.MOUNT_POINT)));
+    }
+
+    /** A kubelet whose process runtime keeps the node's cgroups in {@code cgroups(config)}. */
+    Node kubelet(String version, UnaryOperator<KubeletConfig> adjust, CgroupsFactory cgroups) throws IOException {
         String name = uniqueNodeName();
         KubeletConfig config = adjust.apply(KubeletConfig.of(name, base.resolve(name),
                 KubernetesVersion.parse(version)));
         ContainerRuntime runtime = new ProcessRuntime(config.cdiDirectory(), config.rootDirectory().resolve("containers"),
-                new SimulatedCgroups(config.hostPath(Cgroups.MOUNT_POINT)), host.executor(), pumps);
+                cgroups.create(config), host.executor(), pumps);
         SimulatedKubelet kubelet = new SimulatedKubelet(config, nodeClient(name), runtime, host);
         cleanup.push(runtime);
         cleanup.push(kubelet);
         kubelet.start();
         return new Node(name, kubelet, runtime);
+    }
+
+    interface CgroupsFactory {
+        Cgroups create(KubeletConfig config) throws IOException;
     }
 
     Node kubelet(String version) throws IOException {

@@ -135,16 +135,10 @@ class KernelCgroupsTest {
     }
 
     private static KernelCgroups kernelCgroups() throws IOException {
-        Optional<Path> hierarchy;
-        try {
-            hierarchy = KernelCgroups.cgroup2Mount(Files.readAllLines(Path.of("/proc/self/mountinfo")));
-        } catch (IOException e) {
-            hierarchy = Optional.empty();
-        }
+        Optional<Path> hierarchy = KernelCgroups.hierarchy();
         assumeThat(hierarchy).as("a cgroup v2 hierarchy").isPresent();
         assumeThat(Files.isWritable(hierarchy.get())).as("a cgroup v2 hierarchy this process may write").isTrue();
-        KernelCgroups cgroups = KernelCgroups.create(hierarchy.get(), "kernel-test");
-        return cgroups;
+        return KernelCgroups.create(hierarchy.get(), "kernel-test");
     }
 
     private String exec(PodContainer container, String script) throws Exception {

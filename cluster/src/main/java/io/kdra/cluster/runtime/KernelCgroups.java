@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 public final class KernelCgroups implements Cgroups {
 
     /** The controllers the kubelet's values are written to. */
-    public static final Set<String> CONTROLLERS = Set.of("cpu", "memory", "hugetlb");
+    public static final List<String> CONTROLLERS = List.of("cpu", "hugetlb", "memory");
 
     private static final Logger LOG = LoggerFactory.getLogger(KernelCgroups.class);
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
@@ -125,7 +125,6 @@ public final class KernelCgroups implements Cgroups {
         removeOrphans(hierarchy);
         List<String> controllers = new ArrayList<>(CONTROLLERS);
         controllers.retainAll(controllersOf(hierarchy));
-        controllers.sort(Comparator.naturalOrder());
         Path root = hierarchy.resolve("kdra-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet()
                 + "-" + nodeName);
         KernelCgroups cgroups = new KernelCgroups(hierarchy, root, List.copyOf(controllers));

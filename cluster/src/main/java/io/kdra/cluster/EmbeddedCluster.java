@@ -98,17 +98,33 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private void startComponents(Consumer<String> progress) {
-        startControlPlane();
-        progress.accept("scheduler and controllers running");
-        kubeletHost = KubeletHost.create();
-        List<ClusterNode> created = new ArrayList<>();
-        int index = 0;
-        for (NodeSpec spec : config.nodes()) {
-            ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
-            nodes.put(spec.name(), node);
-            created.add(node);
+        // the kubelets need only the API server, as on a real cluster: they register while the control plane starts
+        CompletableFuture<Void> controlPlaneRunning = CompletableFuture.runAsync(() -> {
+            startControlPlane();
+            progress.accept("scheduler and controllers running");
+        });
+        try {
+            kubeletHost = KubeletHost.create();
+            List<ClusterNode> created = new ArrayList<>();
+            int index = 0;
+            for (NodeSpec spec : config.nodes()) {
+                ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
+                nodes.put(spec.name(), node);
+                created.add(node);
+            }
+            startKubelets(created, node -> progress.accept("node " + node.name() + " Ready"));
+        } finally {
+            // also after a failure: close() must find every component the control plane started
+            awaitControlPlane(controlPlaneRunning);
         }
-        startKubelets(created, node -> progress.accept("node " + node.name() + " Ready"));
+    }
+
+    private static void awaitControlPlane(CompletableFuture<Void> running) {
+        try {
+            running.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
     }
 
     /** Starts kube-controller-manager's and kube-scheduler's parts as {@link #config} has them. */
@@ -119,7 +135,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         KubeControllerManager controllers = KubeControllerManager.builder(controllersClient)
                 .timing(config.timing()).featureGates(gates).build();
         controlPlane.add(controllers);
-        controllers.start();
+        // their informers list while the scheduler's do
+        CompletableFuture<Void> controllersRunning = CompletableFuture.runAsync(controllers::start);
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
         KubernetesClient schedulerClient = client(user("system:kube-scheduler"), "kube-scheduler");
@@ -130,7 +147,11 @@ public final class EmbeddedCluster implements AutoCloseable {
             scheduler.withPodGroupClaims();
         }
         controlPlane.add(scheduler);
-        scheduler.start();
+        try {
+            scheduler.start();
+        } finally {
+            awaitControlPlane(controllersRunning);
+        }
     }
 
     /** Stops the scheduler and the controllers, last started first, and closes their clients. */

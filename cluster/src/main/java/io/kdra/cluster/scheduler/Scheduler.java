@@ -75,7 +75,8 @@ public final class Scheduler implements AutoCloseable {
     private boolean nodeAllocatableResources;
     /**
      * Pods this scheduler bound whose leaving the informer (no longer {@code spec.nodeName=""}) has not been seen yet:
-     * a status update written before the binding (the extended-resource claim status) must not queue them again.
+     * a status update written before the binding (the extended-resource claim status, the node allocatable claim
+     * statuses) must not queue them again.
      * Upstream's assumed pods play this part. Scheduling thread only.
      */
     private final java.util.Set<String> bound = new java.util.HashSet<>();

@@ -9,6 +9,7 @@ import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.http.HttpSettings;
 import io.kdra.apiserver.lifecycle.ControllerManager;
 import io.kdra.apiserver.protobuf.KubeProtobuf;
+import io.kdra.apiserver.registry.PodStatusGates;
 import io.kdra.apiserver.registry.Registry;
 import io.kdra.apiserver.resource.ResourceKinds;
 import io.kdra.apiserver.scheduling.SchedulingKinds;
@@ -63,7 +64,7 @@ public final class ApiServer implements AutoCloseable {
         BuiltinPlugins plugins = new BuiltinPlugins(store, config.featureGates());
         List<AdmissionPlugin> admission = new ArrayList<>(plugins.admission());
         admission.addAll(extraAdmission);
-        this.registry = new Registry(kinds, store, plugins.validators(), admission, clock);
+        this.registry = new Registry(kinds, store, plugins.validators(), admission, clock, config.featureGates());
         this.controllers = new ControllerManager(registry, config.featureGates());
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         this.certificate = !config.tls() ? null
@@ -258,6 +259,7 @@ public final class ApiServer implements AutoCloseable {
             ResourceKinds.disabledFields(serving.featureGates()).forEach((kind, fields) ->
                     withResourceValidators.disabledFields(ResourceKinds.GROUP, kind, fields));
             SchedulingKinds.register(withResourceValidators, serving.featureGates());
+            PodStatusGates.register(withResourceValidators, serving.featureGates());
             return new ApiServer(serving, withResourceValidators.addAll(kinds).build(), admission, clock,
                     historyBytes, timeouts, predecessor);
         }

@@ -298,6 +298,13 @@ class PodUpdateTest extends ServerTestBase {
         assertThat(unequal.getStatus().getQosClass()).isEqualTo("Burstable");
         assertThat(initWithout.getStatus().getQosClass()).isEqualTo("Burstable");
 
+        Pod emptyPodLevel = create(ns, basicPod("empty-pod-level").editSpec().withNewResources().endResources()
+                .withContainers(container("c", Map.of(), Map.of("cpu", "1", "memory", "1Gi"))).endSpec().build())
+                .get();
+        assertThat(emptyPodLevel.getStatus().getQosClass())
+                .as("before 1.37 any spec.resources decides, even empty (PodQosClassTest has the 1.37 rule)")
+                .isEqualTo("BestEffort");
+
         Pod huge = create(ns, basicPod("huge").editSpec().withContainers(
                 container("a", Map.of("cpu", "1e999999999"), Map.of()),
                 container("b", Map.of("cpu", "1e-99999999"), Map.of())).endSpec().build()).get();

@@ -146,6 +146,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
             scheduler.withPodGroupClaims();
         }
+        if (gates.enabled(FeatureGates.DRA_NODE_ALLOCATABLE_RESOURCES)) {
+            scheduler.withNodeAllocatableResources();
+        }
         controlPlane.add(scheduler);
         try {
             scheduler.start();

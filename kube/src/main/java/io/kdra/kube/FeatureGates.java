@@ -51,6 +51,7 @@ public final class FeatureGates {
     public static final String GENERIC_WORKLOAD = "GenericWorkload";
     public static final String IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING =
             "InPlacePodLevelResourcesVerticalScaling";
+    public static final String POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS = "PodLevelResourcesFixKubeletQOSClass";
     public static final String RESOURCE_HEALTH_STATUS = "ResourceHealthStatus";
     public static final String RESOURCE_HEALTH_STATUS_MESSAGE = "ResourceHealthStatusMessage";
 
@@ -383,6 +384,9 @@ public final class FeatureGates {
                 // upstream's dependencies on PodLevelResources and InPlacePodVerticalScaling are not modelled: kdra
                 // does not know those gates
                 new Gate(IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING, List.of(alpha(35), beta(36, true)), List.of()),
+                // kubernetes#137150 (beta, on from 1.37; kubernetes#140631 shows it on by default in the 1.37
+                // cycle); its dependency on PodLevelResources is not modelled: kdra does not know that gate
+                new Gate(POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS, List.of(beta(37, true)), List.of()),
                 new Gate(RESOURCE_HEALTH_STATUS, List.of(alpha(31), beta(36, true)), List.of(dra)),
                 // [inferred] beta since 1.36 with no alpha release kdra's sources know of, still beta in 1.37
                 new Gate(RESOURCE_HEALTH_STATUS_MESSAGE, List.of(beta(36, true)), List.of(RESOURCE_HEALTH_STATUS)));

@@ -56,7 +56,8 @@ class FeatureGatesTest {
                 FeatureGates.DRA_PARTITIONABLE_DEVICES, DRA_PRIORITIZED_LIST, DRA_RESOURCE_CLAIM_DEVICE_STATUS,
                 FeatureGates.DRA_RESOURCE_CLAIM_GRANULAR_STATUS_AUTHORIZATION,
                 FeatureGates.DRA_SCHEDULER_FILTER_TIMEOUT, DYNAMIC_RESOURCE_ALLOCATION,
-                FeatureGates.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING, FeatureGates.RESOURCE_HEALTH_STATUS,
+                FeatureGates.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING,
+                FeatureGates.POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS, FeatureGates.RESOURCE_HEALTH_STATUS,
                 FeatureGates.RESOURCE_HEALTH_STATUS_MESSAGE);
     }
 
@@ -81,7 +82,8 @@ class FeatureGatesTest {
                 "DRASchedulerFilterTimeout", "ResourceHealthStatus", "ResourceHealthStatusMessage",
                 "DRAResourcePoolStatus", "DRAOptionalNodeOperations", "GenericWorkload", "DRAWorkloadResourceClaims",
                 "DRAListTypeAttributes", "DRANodeAllocatableResources", "DRADerivedAttributes",
-                "DRADeviceCompatibilityGroups", "InPlacePodLevelResourcesVerticalScaling");
+                "DRADeviceCompatibilityGroups", "InPlacePodLevelResourcesVerticalScaling",
+                "PodLevelResourcesFixKubeletQOSClass");
     }
 
     @Test

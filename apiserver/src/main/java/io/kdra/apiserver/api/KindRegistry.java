@@ -135,6 +135,13 @@ public final class KindRegistry {
         return converter.convert(object, to);
     }
 
+    private static DisabledFields both(DisabledFields first, DisabledFields second) {
+        return (object, old) -> {
+            first.drop(object, old);
+            second.drop(object, old);
+        };
+    }
+
     private static String key(String group, String kind) {
         return group + "/" + kind;
     }
@@ -176,21 +183,22 @@ public final class KindRegistry {
             return this;
         }
 
-        /** Replaces the kind's dropping of the fields of disabled features, if it had one. */
+        /** Adds a dropping of the fields of disabled features to the kind's, after those it has. */
         public Builder disabledFields(String group, String kind, DisabledFields fields) {
-            disabledFields.put(key(group, kind), fields);
+            disabledFields.merge(key(group, kind), fields, KindRegistry::both);
             return this;
         }
 
         /**
-         * Adds the other builder's validators after these and takes over its converters, defaulters, droppers of
-         * disabled fields and withheld kinds.
+         * Adds the other builder's validators and droppers of disabled fields after these and takes over its
+         * converters, defaulters and withheld kinds.
          */
         public Builder addAll(Builder other) {
             other.validators.forEach((key, list) -> validators.computeIfAbsent(key, k -> new ArrayList<>()).addAll(list));
             converters.putAll(other.converters);
             defaulters.putAll(other.defaulters);
-            disabledFields.putAll(other.disabledFields);
+            other.disabledFields.forEach((key, fields) ->
+                    disabledFields.merge(key, fields, KindRegistry::both));
             unserved.addAll(other.unserved);
             return this;
         }

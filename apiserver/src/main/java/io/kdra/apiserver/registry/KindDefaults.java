@@ -2,6 +2,7 @@ package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.api.ResourceType;
 import io.kdra.apiserver.json.Json;
+import io.kdra.kube.FeatureGates;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashSet;
@@ -42,14 +43,14 @@ final class KindDefaults {
         return GENERATION_KINDS.contains(type.group() + "/" + type.kind());
     }
 
-    static void applyOnCreate(ResourceType type, ObjectNode object) {
+    static void applyOnCreate(ResourceType type, ObjectNode object, FeatureGates gates) {
         if (hasStructStatus(type)) {
             Json.ensureObject(object, "status");
         }
         if (isPod(type)) {
             ObjectNode status = Json.ensureObject(object, "status");
             status.put("phase", "Pending");
-            status.put("qosClass", PodQos.of(object));
+            status.put("qosClass", PodQos.of(object, gates));
         } else if (type.group().isEmpty() && type.kind().equals("Namespace")) {
             ObjectNode spec = Json.ensureObject(object, "spec");
             if (!spec.has("finalizers")) {

@@ -1,78 +1,47 @@
 package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.json.Json;
-import java.math.BigDecimal;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.PodQosClass;
 import io.kdra.kube.Quantity;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
- * A pod's quality-of-service class, as kube-apiserver sets {@code status.qosClass} on create: from the pod-level
- * resources when the pod has {@code spec.resources} (even empty), else from its containers and init containers
- * together. Only cpu and memory count,
- * and only positive amounts. No requests or limits at all is {@code BestEffort}; cpu and memory limits on every
- * container (pod), with the summed requests equal to the summed limits, is {@code Guaranteed}; anything else is
- * {@code Burstable}.
+ * A pod's quality-of-service class, as kube-apiserver sets {@code status.qosClass} on create and compares it on
+ * resize: {@link PodQosClass} on the stored JSON. An amount that does not parse is left out (validation rejects it).
  */
 final class PodQos {
 
-    private static final List<String> QOS_RESOURCES = List.of("cpu", "memory");
-
     private PodQos() {}
 
-    static String of(ObjectNode pod) {
-        Map<String, BigDecimal> requests = new HashMap<>();
-        Map<String, BigDecimal> limits = new HashMap<>();
-        boolean guaranteed = true;
-        JsonNode podResources = Json.at(pod, "spec", "resources");
-        if (podResources.isObject()) {
-            add(requests, podResources.path("requests"));
-            JsonNode podLimits = podResources.path("limits");
-            if (!Json.isEmpty(podLimits) && add(limits, podLimits) < QOS_RESOURCES.size()) {
-                guaranteed = false;
-            }
-        } else {
-            for (String list : List.of("containers", "initContainers")) {
-                for (JsonNode container : Json.at(pod, "spec", list)) {
-                    add(requests, Json.at(container, "resources", "requests"));
-                    if (add(limits, Json.at(container, "resources", "limits")) < QOS_RESOURCES.size()) {
-                        guaranteed = false;
-                    }
-                }
+    static String of(JsonNode pod, FeatureGates gates) {
+        List<PodQosClass.Requirements> containers = new ArrayList<>();
+        for (String list : List.of("containers", "initContainers")) {
+            for (JsonNode container : Json.at(pod, "spec", list)) {
+                containers.add(requirements(container.path("resources")));
             }
         }
-        if (requests.isEmpty() && limits.isEmpty()) {
-            return "BestEffort";
-        }
-        for (Map.Entry<String, BigDecimal> request : requests.entrySet()) {
-            BigDecimal limit = limits.get(request.getKey());
-            if (limit == null || limit.compareTo(request.getValue()) != 0) {
-                guaranteed = false;
-            }
-        }
-        return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
+        JsonNode podLevel = Json.at(pod, "spec", "resources");
+        return PodQosClass.of(podLevel.isObject() ? requirements(podLevel) : null, containers, gates);
     }
 
-    /**
-     * Adds the positive cpu and memory amounts to the totals.
-     *
-     * @return how many of the two were positive
-     */
-    private static int add(Map<String, BigDecimal> totals, JsonNode list) {
-        int found = 0;
-        for (String name : QOS_RESOURCES) {
-            JsonNode value = list.path(name);
+    private static PodQosClass.Requirements requirements(JsonNode resources) {
+        return new PodQosClass.Requirements(list(resources.path("requests")), list(resources.path("limits")));
+    }
+
+    private static Map<String, Quantity> list(JsonNode list) {
+        Map<String, Quantity> quantities = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> entry : list.properties()) {
+            JsonNode value = entry.getValue();
             Optional<Quantity> quantity = value.isString() ? Quantity.tryParse(value.stringValue())
                     : value.isNumber() ? Quantity.tryParse(value.asString()) : Optional.empty();
-            if (quantity.isPresent() && quantity.get().signum() > 0) {
-                totals.merge(name, quantity.get().cappedValue(), BigDecimal::add);
-                found++;
-            }
+            quantity.ifPresent(parsed -> quantities.put(entry.getKey(), parsed));
         }
-        return found;
+        return quantities;
     }
 }

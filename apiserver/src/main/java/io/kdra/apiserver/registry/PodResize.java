@@ -2,6 +2,7 @@ package io.kdra.apiserver.registry;
 
 import io.kdra.apiserver.api.FieldError;
 import io.kdra.apiserver.json.Json;
+import io.kdra.kube.FeatureGates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ final class PodResize {
     }
 
     /** The errors of a resize from {@code old} to {@code pod}. */
-    static List<FieldError> validate(ObjectNode pod, ObjectNode old) {
+    static List<FieldError> validate(ObjectNode pod, ObjectNode old, FeatureGates gates) {
         List<FieldError> errors = new ArrayList<>();
         for (String list : CONTAINER_LISTS) {
             JsonNode containers = pod.path("spec").path(list);
@@ -60,8 +61,8 @@ final class PodResize {
         }
         immutableResources(pod.path("spec").path("resources"), old.path("spec").get("resources"), "spec.resources",
                 errors);
-        String qos = PodQos.of(old);
-        if (errors.isEmpty() && !qos.equals(PodQos.of(pod))) {
+        String qos = PodQos.of(old, gates);
+        if (errors.isEmpty() && !qos.equals(PodQos.of(pod, gates))) {
             errors.add(new FieldError(FieldError.Type.INVALID, "spec", StringNode.valueOf(qos),
                     "Pod QOS Class may not change as a result of resizing"));
         }

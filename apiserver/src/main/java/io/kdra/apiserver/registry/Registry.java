@@ -14,6 +14,7 @@ import io.kdra.apiserver.storage.Store;
 import io.kdra.apiserver.storage.Store.Change;
 import io.kdra.apiserver.storage.StoredObject;
 import io.kdra.apiserver.validation.ObjectMetaValidation;
+import io.kdra.kube.FeatureGates;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,7 @@ public final class Registry {
     private final ManagedFieldsTracker managedFields;
     private final Deletion deletion;
     private final Clock clock;
+    private final FeatureGates gates;
 
     /** A validator that applies to some kinds only; built-in checks that need the kind to decide. */
     public interface KindValidator {
@@ -46,13 +48,15 @@ public final class Registry {
         ObjectValidator validator();
     }
 
+    /** @param gates the feature gates of the rules the registry applies itself (the pod's QoS class) */
     public Registry(KindRegistry kinds, Store store, List<KindValidator> builtinValidators,
-            List<AdmissionPlugin> admission, Clock clock) {
+            List<AdmissionPlugin> admission, Clock clock, FeatureGates gates) {
         this.kinds = kinds;
         this.store = store;
         this.builtinValidators = List.copyOf(builtinValidators);
         this.admission = List.copyOf(admission);
         this.clock = clock;
+        this.gates = gates;
         this.managedFields = new ManagedFieldsTracker(clock);
         this.deletion = new Deletion(clock);
     }
@@ -235,7 +239,7 @@ public final class Registry {
             prepared.remove("status");
         }
         KindDefaults.applyOnWrite(type, prepared);
-        KindDefaults.applyOnCreate(type, prepared);
+        KindDefaults.applyOnCreate(type, prepared, gates);
         kinds.dropDisabledFields(type, prepared, null);
         return prepared;
     }
@@ -279,7 +283,7 @@ public final class Registry {
         }
         KindDefaults.labelNamespace(type, next);
         if (target == Target.RESIZE) {
-            List<FieldError> errors = PodResize.validate(next, current);
+            List<FieldError> errors = PodResize.validate(next, current, gates);
             if (!errors.isEmpty()) {
                 throw InvalidObject.of(type, Meta.name(current), errors);
             }

@@ -2,9 +2,10 @@ package io.kdra.cluster.kubelet;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.ResourceClaim;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.kdra.cluster.runtime.LinuxResources;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.PodQosClass;
 import io.kdra.kube.Quantity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -48,9 +49,6 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
     static final String CPU = "cpu";
     static final String MEMORY = "memory";
     static final String HUGEPAGES_PREFIX = "hugepages-";
-    static final String GUARANTEED = "Guaranteed";
-    static final String BURSTABLE = "Burstable";
-    static final String BEST_EFFORT = "BestEffort";
 
     static final long MIN_SHARES = 2;
     static final long MAX_SHARES = 262144;
@@ -68,22 +66,16 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
      * @param memoryCapacity the node's memory capacity in bytes
      * @param nodeHugepages the node's hugepage resources ({@code hugepages-2Mi}), each of which gets a limit (zero
      *     when nothing asks for it, as the kubelet writes)
+     * @param gates the kubelet's gates, for the QoS class of a pod whose status does not have it yet
      */
     static PodResourceConfig compute(Pod pod, List<ClaimAllocatable> claims, long memoryCapacity,
-            Set<String> nodeHugepages) {
+            Set<String> nodeHugepages, FeatureGates gates) {
         List<ContainerSpec> regular = new ArrayList<>();
         pod.getSpec().getContainers().forEach(container -> regular.add(ContainerSpec.of(container, false)));
         List<ContainerSpec> init = new ArrayList<>();
         pod.getSpec().getInitContainers().forEach(container -> init.add(ContainerSpec.of(container, true)));
         List<ContainerSpec> all = new ArrayList<>(init);
         all.addAll(regular);
-
-        Map<String, Integer> references = new HashMap<>();
-        for (ContainerSpec container : all) {
-            container.claims.forEach(claim -> references.merge(claim, 1, Integer::sum));
-        }
-        Map<String, ClaimAllocatable> byName = new LinkedHashMap<>();
-        claims.forEach(claim -> byName.put(claim.podClaimName(), claim));
 
         Set<String> hugepages = new TreeSet<>(nodeHugepages);
         for (ContainerSpec container : all) {
@@ -98,9 +90,10 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
         ResourceRequirements podLevel = pod.getSpec().getResources();
         Map<String, Long> podLevelRequests = podLevel == null ? Map.of() : units(podLevel.getRequests());
         Map<String, Long> podLevelLimits = podLevel == null ? Map.of() : units(podLevel.getLimits());
+        // GetPodQOS: the class the API server recorded, else computed
         String qos = pod.getStatus() != null && pod.getStatus().getQosClass() != null
                 && !pod.getStatus().getQosClass().isEmpty() ? pod.getStatus().getQosClass()
-                : qosClass(all, podLevelRequests, podLevelLimits);
+                : PodQosClass.of(pod, gates);
 
         Map<String, Long> podRequests = new HashMap<>();
         Map<String, Long> podLimits = new HashMap<>();
@@ -109,8 +102,7 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
         for (String resource : resources) {
             long claimed = 0;
             for (ClaimAllocatable claim : claims) {
-                claimed += claim.shared(resource)
-                        + claim.perContainer(resource) * references.getOrDefault(claim.podClaimName(), 0);
+                claimed += claim.shared(resource) + claim.perContainer(resource) * claim.containers().size();
             }
             if (podLevelRequests.containsKey(resource) || podLevelLimits.containsKey(resource)) {
                 if (podLevelRequests.containsKey(resource)) {
@@ -132,7 +124,8 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
             podHugepages.put(pageSizeName(resource), podRequests.getOrDefault(resource, 0L));
         }
         LinuxResources podResources = switch (qos) {
-            case BEST_EFFORT -> new LinuxResources(MIN_SHARES, -1, 0, podHugepages, BEST_EFFORT_OOM_SCORE_ADJ);
+            case PodQosClass.BEST_EFFORT ->
+                    new LinuxResources(MIN_SHARES, -1, 0, podHugepages, BEST_EFFORT_OOM_SCORE_ADJ);
             default -> new LinuxResources(shares(podRequests.getOrDefault(CPU, 0L)),
                     podLimits.containsKey(CPU) ? quota(podLimits.get(CPU)) : -1, podLimits.getOrDefault(MEMORY, 0L),
                     podHugepages, 0);
@@ -142,24 +135,24 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
         if (podLevelRequests.getOrDefault(MEMORY, 0L) > 0 && !all.isEmpty()) {
             long aggregate = 0;
             for (ContainerSpec container : all) {
-                aggregate += container.requests.getOrDefault(MEMORY, 0L) + share(container, MEMORY, byName, references);
+                aggregate += container.requests.getOrDefault(MEMORY, 0L) + share(container, MEMORY, claims);
             }
             remainingMemory = (podLevelRequests.get(MEMORY) - aggregate) / all.size();
         }
 
         Map<String, LinuxResources> containers = new LinkedHashMap<>();
         for (ContainerSpec container : all) {
-            Long cpuLimit = limit(container, CPU, byName, podLevelLimits);
-            Long memoryLimit = limit(container, MEMORY, byName, podLevelLimits);
+            Long cpuLimit = limit(container, CPU, claims, podLevelLimits);
+            Long memoryLimit = limit(container, MEMORY, claims, podLevelLimits);
             long cpuRequest = container.requests.getOrDefault(CPU, 0L);
             long shares = cpuRequest == 0 && cpuLimit != null ? shares(cpuLimit) : shares(cpuRequest);
             Map<String, Long> containerHugepages = new TreeMap<>();
             for (String resource : hugepages) {
                 containerHugepages.put(pageSizeName(resource),
-                        container.limits.getOrDefault(resource, 0L) + added(container, resource, byName));
+                        container.limits.getOrDefault(resource, 0L) + added(container, resource, claims));
             }
             long memoryRequest = container.requests.getOrDefault(MEMORY, 0L)
-                    + share(container, MEMORY, byName, references) + remainingMemory;
+                    + share(container, MEMORY, claims) + remainingMemory;
             containers.put(container.name, new LinuxResources(shares, cpuLimit == null ? -1 : quota(cpuLimit),
                     memoryLimit == null ? 0 : memoryLimit, containerHugepages,
                     oomScoreAdj(qos, memoryRequest, memoryCapacity)));
@@ -192,7 +185,7 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
     }
 
     /** The container's limit grown by its claims, else the pod-level limit, else none (null). */
-    private static Long limit(ContainerSpec container, String resource, Map<String, ClaimAllocatable> claims,
+    private static Long limit(ContainerSpec container, String resource, List<ClaimAllocatable> claims,
             Map<String, Long> podLevelLimits) {
         Long own = container.limits.get(resource);
         if (own != null && own > 0) {
@@ -202,11 +195,10 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
     }
 
     /** What the container's claims add to its limits: all of each. */
-    private static long added(ContainerSpec container, String resource, Map<String, ClaimAllocatable> claims) {
+    private static long added(ContainerSpec container, String resource, List<ClaimAllocatable> claims) {
         long added = 0;
-        for (String name : container.claims) {
-            ClaimAllocatable claim = claims.get(name);
-            if (claim != null) {
+        for (ClaimAllocatable claim : claims) {
+            if (claim.containers().contains(container.name)) {
                 added += claim.shared(resource) + claim.perContainer(resource);
             }
         }
@@ -214,63 +206,22 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
     }
 
     /** The container's share of its claims' amounts in its request: shared amounts split by the referencing ones. */
-    private static long share(ContainerSpec container, String resource, Map<String, ClaimAllocatable> claims,
-            Map<String, Integer> references) {
+    private static long share(ContainerSpec container, String resource, List<ClaimAllocatable> claims) {
         long share = 0;
-        for (String name : container.claims) {
-            ClaimAllocatable claim = claims.get(name);
-            if (claim != null) {
-                share += claim.shared(resource) / references.get(name) + claim.perContainer(resource);
+        for (ClaimAllocatable claim : claims) {
+            if (claim.containers().contains(container.name)) {
+                share += claim.shared(resource) / claim.containers().size() + claim.perContainer(resource);
             }
         }
         return share;
     }
 
-    /** qos.GetPodQOS on the spec: pod-level resources decide when set. */
-    static String qosClass(List<ContainerSpec> containers, Map<String, Long> podLevelRequests,
-            Map<String, Long> podLevelLimits) {
-        Map<String, Long> requests = new HashMap<>();
-        Map<String, Long> limits = new HashMap<>();
-        boolean guaranteed = true;
-        List<String> qosResources = List.of(CPU, MEMORY);
-        if (qosResources.stream().anyMatch(r -> podLevelRequests.containsKey(r) || podLevelLimits.containsKey(r))) {
-            qosResources.forEach(r -> {
-                if (podLevelRequests.getOrDefault(r, 0L) > 0) {
-                    requests.put(r, podLevelRequests.get(r));
-                }
-                if (podLevelLimits.getOrDefault(r, 0L) > 0) {
-                    limits.put(r, podLevelLimits.get(r));
-                }
-            });
-            guaranteed = limits.keySet().containsAll(qosResources);
-        } else {
-            for (ContainerSpec container : containers) {
-                for (String resource : qosResources) {
-                    long request = container.requests.getOrDefault(resource, 0L);
-                    if (request > 0) {
-                        requests.merge(resource, request, Long::sum);
-                    }
-                    long limit = container.limits.getOrDefault(resource, 0L);
-                    if (limit > 0) {
-                        limits.merge(resource, limit, Long::sum);
-                    } else {
-                        guaranteed = false;
-                    }
-                }
-            }
-        }
-        if (requests.isEmpty() && limits.isEmpty()) {
-            return BEST_EFFORT;
-        }
-        return guaranteed && requests.equals(limits) ? GUARANTEED : BURSTABLE;
-    }
-
     /** qos.GetContainerOOMScoreAdjust for a container with this effective memory request. */
     static int oomScoreAdj(String qosClass, long memoryRequest, long memoryCapacity) {
-        if (qosClass.equals(GUARANTEED)) {
+        if (qosClass.equals(PodQosClass.GUARANTEED)) {
             return GUARANTEED_OOM_SCORE_ADJ;
         }
-        if (qosClass.equals(BEST_EFFORT)) {
+        if (qosClass.equals(PodQosClass.BEST_EFFORT)) {
             return BEST_EFFORT_OOM_SCORE_ADJ;
         }
         long adjust = 1000 - 1000 * memoryRequest / memoryCapacity;
@@ -332,9 +283,8 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
         return value.setScale(0, RoundingMode.CEILING).longValueExact();
     }
 
-    /** A container's requests (defaulted from its limits, as the API server does), limits and referenced claims. */
-    record ContainerSpec(String name, boolean sidecar, Map<String, Long> requests, Map<String, Long> limits,
-            Set<String> claims) {
+    /** A container's requests (defaulted from its limits, as the API server does) and limits. */
+    record ContainerSpec(String name, boolean sidecar, Map<String, Long> requests, Map<String, Long> limits) {
 
         static ContainerSpec of(Container container, boolean init) {
             ResourceRequirements resources = container.getResources();
@@ -343,14 +293,8 @@ record PodResourceConfig(String qosClass, LinuxResources pod, Map<String, LinuxR
             if (resources != null) {
                 requests.putAll(units(resources.getRequests()));
             }
-            Set<String> claims = new LinkedHashSet<>();
-            if (resources != null && resources.getClaims() != null) {
-                for (ResourceClaim claim : resources.getClaims()) {
-                    claims.add(claim.getName());
-                }
-            }
             return new ContainerSpec(container.getName(), init && "Always".equals(container.getRestartPolicy()),
-                    requests, limits, claims);
+                    requests, limits);
         }
     }
 }

@@ -100,8 +100,8 @@ final class PodStatusWriter {
         }
         ResourceRequirements podLevel = state.pod.getSpec().getResources();
         boolean podLevelSet = podLevel != null && (!isEmpty(podLevel.getRequests()) || !isEmpty(podLevel.getLimits()));
-        boolean devicesAdd = state.claimAllocatable != null && state.claimAllocatable.stream().anyMatch(claim ->
-                !claim.mapped().isEmpty() || !claim.perPod().isEmpty() || !claim.perContainer().isEmpty());
+        boolean devicesAdd = state.claimAllocatable != null
+                && state.claimAllocatable.stream().anyMatch(ClaimAllocatable::addsResources);
         if (!podLevelSet && !devicesAdd) {
             return;
         }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.kube.FeatureGates;
+import io.kdra.kube.PodQosClass;
 import io.kdra.kube.Quantity;
 import io.kdra.kube.client.Informers;
 import io.kdra.kube.client.UnreadWrites;
@@ -68,7 +69,6 @@ final class PodWorkers {
     private final DraManager dra;
     private final EventRecorder events;
     private final ContainerEnvironment environment;
-    private final NodeAllocatableClaims nodeAllocatable;
     private final Path cgroupRoot;
     private final long memoryCapacity;
     private final Set<String> nodeHugepages;
@@ -89,7 +89,6 @@ final class PodWorkers {
         this.dra = dra;
         this.events = EventRecorder.on(client, "kubelet", config.nodeName(), host.executor());
         this.environment = new ContainerEnvironment(client, config.nodeName());
-        this.nodeAllocatable = new NodeAllocatableClaims(client);
         this.cgroupRoot = runtime.cgroups().root();
         this.memoryCapacity = PodResourceConfig.units(PodResourceConfig.MEMORY,
                 Quantity.parse(config.capacity().getOrDefault(PodResourceConfig.MEMORY, "0")));
@@ -304,7 +303,7 @@ final class PodWorkers {
         }
         try {
             applyResources(state);
-        } catch (DraManager.DraException | IOException e) {
+        } catch (IOException e) {
             LOG.info("node {}: configuring the cgroups of pod {} failed: {}", config.nodeName(), state.key(),
                     e.getMessage());
             retryLater(state, config.timing().podRetryInitialBackoff());
@@ -500,18 +499,16 @@ final class PodWorkers {
 
     /**
      * Computes the pod's and its containers' cgroup values from the pod's current spec (so again after an in-place
-     * resize) and the devices of its claims, writes the pod's cgroup and hands changed values of running containers to
-     * the runtime, as the kubelet's pod container manager and {@code UpdateContainerResources} do. Whether they are
-     * the kernel's is the runtime's {@link Cgroups}.
+     * resize) and what its claims' devices add (the scheduler's entries in its status), writes the pod's cgroup and
+     * hands changed values of running containers to the runtime, as the kubelet's pod container manager and
+     * {@code UpdateContainerResources} do. Whether they are the kernel's is the runtime's {@link Cgroups}.
      */
-    private void applyResources(PodState state) throws DraManager.DraException, IOException {
+    private void applyResources(PodState state) throws IOException {
         Pod pod = state.pod;
-        if (state.claimAllocatable == null) {
-            state.claimAllocatable = config.featureGates().enabled(FeatureGates.DRA_NODE_ALLOCATABLE_RESOURCES)
-                    ? nodeAllocatable.of(pod) : List.of();
-        }
+        state.claimAllocatable = config.featureGates().enabled(FeatureGates.DRA_NODE_ALLOCATABLE_RESOURCES)
+                ? ClaimAllocatable.of(pod) : List.of();
         PodResourceConfig computed = PodResourceConfig.compute(pod, state.claimAllocatable, memoryCapacity,
-                nodeHugepages);
+                nodeHugepages, config.featureGates());
         if (computed.equals(state.resources)) {
             return;
         }
@@ -538,7 +535,7 @@ final class PodWorkers {
     private Path podCgroup(PodState state) {
         Path kubepods = cgroupRoot.resolve("kubepods");
         String qos = state.resources.qosClass();
-        Path parent = qos.equals(PodResourceConfig.GUARANTEED) ? kubepods
+        Path parent = qos.equals(PodQosClass.GUARANTEED) ? kubepods
                 : kubepods.resolve(qos.toLowerCase(Locale.ROOT));
         return parent.resolve("pod" + state.uid);
     }
@@ -848,7 +845,7 @@ final class PodWorkers {
 
         final Map<String, ContainerRecord> containers = new LinkedHashMap<>();
         boolean prepared;
-        /** What the pod's claims add to its node resources; fetched once, after prepare. */
+        /** What the pod's claims add to its node resources, as the scheduler recorded it in the pod's status. */
         List<ClaimAllocatable> claimAllocatable;
         /** The cgroup values in force, for the pod's spec as last synced. */
         PodResourceConfig resources;

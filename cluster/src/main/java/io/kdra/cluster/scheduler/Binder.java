@@ -1,6 +1,7 @@
 package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.ContainerExtendedResourceRequest;
+import io.fabric8.kubernetes.api.model.NodeAllocatableResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
@@ -55,8 +56,12 @@ final class Binder {
     record ExtendedClaim(ResourceClaim inMemory, AllocationResult allocation,
             List<ContainerExtendedResourceRequest> mappings) {}
 
-    /** @param extended the pod's special claim for extended resources, or null */
-    record BindTask(String key, Pod pod, String node, List<ClaimToBind> claims, ExtendedClaim extended) {}
+    /**
+     * @param extended the pod's special claim for extended resources, or null
+     * @param nodeAllocatable the pod's {@code status.nodeAllocatableResourceClaimStatuses} to write; empty: none
+     */
+    record BindTask(String key, Pod pod, String node, List<ClaimToBind> claims, ExtendedClaim extended,
+            List<NodeAllocatableResourceClaimStatus> nodeAllocatable) {}
 
     /** Where the binder reports; the scheduler applies the reports on its own thread. */
     interface Results {
@@ -99,6 +104,7 @@ final class Binder {
         Pod pod = task.pod();
         List<ResourceClaim> reserved = new ArrayList<>();
         ResourceClaim createdExtended = null;
+        boolean nodeAllocatableWritten = false;
         try {
             for (ClaimToBind claim : task.claims()) {
                 if (claim.allocation() == null && DynamicResources.reservedFor(claim.claim(), pod)) {
@@ -128,6 +134,10 @@ final class Binder {
                             + e.getMessage());
                 }
             }
+            if (!task.nodeAllocatable().isEmpty()) {
+                nodeAllocatableWritten = true;
+                recordNodeAllocatable(pod, task.nodeAllocatable());
+            }
             if (bindingConditions && reserved.stream().anyMatch(DynamicResources::hasBindingConditions)) {
                 reporter.event(pod, "Normal", "BindingConditionsPending", "Scheduling",
                         "waiting for binding conditions for device on node " + task.node());
@@ -143,6 +153,9 @@ final class Binder {
             unreserve(reserved, pod);
             if (createdExtended != null) {
                 deleteExtendedClaim(createdExtended);
+            }
+            if (nodeAllocatableWritten) {
+                clearNodeAllocatable(pod);
             }
             results.failed(task, e.getMessage());
             return;
@@ -254,6 +267,39 @@ final class Binder {
             throw new BindException("update pod " + SchedulerCache.key(pod) + " ExtendedResourceClaimStatus: "
                     + Reporter.statusMessage(e));
         }
+    }
+
+    /**
+     * Upstream's patchNodeAllocatableResourceClaimStatus: what the pod's claims' devices add to the node's resources,
+     * written before the binding so that the kubelet finds it on the bound pod.
+     */
+    private void recordNodeAllocatable(Pod pod, List<NodeAllocatableResourceClaimStatus> statuses)
+            throws BindException {
+        try {
+            patchStatus(pod, statuses);
+        } catch (KubernetesClientException e) {
+            throw new BindException("running PreBind plugin \"" + DynamicResources.PLUGIN + "\": updating pod "
+                    + SchedulerCache.key(pod) + " NodeAllocatableResourceClaimStatuses: " + Reporter.statusMessage(e));
+        }
+    }
+
+    /** Upstream's Unreserve clears the statuses again: the next attempt may choose other devices. */
+    private void clearNodeAllocatable(Pod pod) {
+        try {
+            patchStatus(pod, null);
+        } catch (KubernetesClientException e) {
+            LOG.warn("clear NodeAllocatableResourceClaimStatuses of pod {}: {}", SchedulerCache.key(pod),
+                    Reporter.statusMessage(e));
+        }
+    }
+
+    /** Sets the pod's statuses, or removes them ({@code null}), with a patch that needs no fresh pod. */
+    private void patchStatus(Pod pod, List<NodeAllocatableResourceClaimStatus> statuses) {
+        String value = statuses == null ? "null" : client.getKubernetesSerialization().asJson(statuses);
+        String patch = String.format("{\"metadata\":{\"uid\":\"%s\"},\"status\":{"
+                + "\"nodeAllocatableResourceClaimStatuses\":%s}}", pod.getMetadata().getUid(), value);
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.kdra.cluster.scheduler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAllocatableResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -71,9 +72,11 @@ public final class Scheduler implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running;
     private boolean podGroupClaims;
+    private boolean nodeAllocatableResources;
     /**
      * Pods this scheduler bound whose leaving the informer (no longer {@code spec.nodeName=""}) has not been seen yet:
-     * a status update written before the binding (the extended-resource claim status) must not queue them again.
+     * a status update written before the binding (the extended-resource claim status, the node allocatable claim
+     * statuses) must not queue them again.
      * Upstream's assumed pods play this part. Scheduling thread only.
      */
     private final java.util.Set<String> bound = new java.util.HashSet<>();
@@ -125,6 +128,19 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalStateException("the scheduler is already started");
         }
         podGroupClaims = true;
+        return this;
+    }
+
+    /**
+     * Records in each pod's {@code status.nodeAllocatableResourceClaimStatuses}, before binding it, what its claims'
+     * devices add to the node's resources (KEP-5517; gate DRANodeAllocatableResources), for the kubelet's cgroups.
+     * Call before {@link #start()}.
+     */
+    public Scheduler withNodeAllocatableResources() {
+        if (running) {
+            throw new IllegalStateException("the scheduler is already started");
+        }
+        nodeAllocatableResources = true;
         return this;
     }
 
@@ -353,7 +369,7 @@ public final class Scheduler implements AutoCloseable {
             noFit(entry, pod, state, nodes.size(), reasons, rejectedByDra, now);
             return;
         }
-        reserveAndBind(entry, pod, chosen, state, allocations, extendedClaim);
+        reserveAndBind(entry, pod, chosen, state, allocations, extendedClaim, now);
     }
 
     private void noFit(SchedulingQueue.Entry entry, Pod pod, DynamicResources.CycleState state, int nodes,
@@ -378,18 +394,30 @@ public final class Scheduler implements AutoCloseable {
 
     /** Reserve: the allocations count as taken from now on; the binding cycle continues on a binder thread. */
     private void reserveAndBind(SchedulingQueue.Entry entry, Pod pod, NodeInfo node, DynamicResources.CycleState state,
-            List<AllocationResult> allocations, ExtendedResources.NodeClaim extendedClaim) {
+            List<AllocationResult> allocations, ExtendedResources.NodeClaim extendedClaim, long now) {
         List<Binder.ClaimToBind> claims = new ArrayList<>();
         if (state != null) {
             int next = 0;
             for (ResourceClaim claim : state.claims) {
-                if (DynamicResources.allocationOf(claim) != null) {
-                    claims.add(new Binder.ClaimToBind(claim, null));
-                    continue;
-                }
-                AllocationResult allocation = allocations.get(next++);
-                cache.addInFlight(claim.getMetadata().getUid(), SchedulerCache.key(claim), allocation);
-                claims.add(new Binder.ClaimToBind(claim, allocation));
+                claims.add(new Binder.ClaimToBind(claim,
+                        DynamicResources.allocationOf(claim) != null ? null : allocations.get(next++)));
+            }
+        }
+        List<NodeAllocatableResourceClaimStatus> nodeAllocatable = List.of();
+        if (nodeAllocatableResources && !claims.isEmpty()) {
+            try {
+                nodeAllocatable = NodeAllocatableStatuses.of(pod, NodeAllocatableStatuses.allocations(claims),
+                        (driver, pool, device) -> cache.device(node.name(), driver, pool, device));
+            } catch (NodeAllocatableStatuses.MappingException e) {
+                fail(entry, pod, Reporter.SCHEDULER_ERROR, "running \"" + DynamicResources.PLUGIN
+                        + "\" filter plugin: " + e.getMessage(), now);
+                return;
+            }
+        }
+        for (Binder.ClaimToBind claim : claims) {
+            if (claim.allocation() != null) {
+                cache.addInFlight(claim.claim().getMetadata().getUid(), SchedulerCache.key(claim.claim()),
+                        claim.allocation());
             }
         }
         Binder.ExtendedClaim extended = null;
@@ -400,7 +428,7 @@ public final class Scheduler implements AutoCloseable {
             cache.addInFlight(inMemory.getMetadata().getUid(), SchedulerCache.key(inMemory), allocation);
             extended = new Binder.ExtendedClaim(inMemory, allocation, extendedClaim.mappings());
         }
-        Binder.BindTask task = new Binder.BindTask(entry.key, pod, node.name(), claims, extended);
+        Binder.BindTask task = new Binder.BindTask(entry.key, pod, node.name(), claims, extended, nodeAllocatable);
         binders.execute(() -> binder.bind(task));
     }
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.scheduling.v1beta1.PodGroup;
 import io.kdra.cluster.PodGroupClaims;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintRule;
@@ -278,6 +279,27 @@ final class SchedulerCache {
         if (slices.remove(name) != null) {
             inventory = null;
         }
+    }
+
+    /**
+     * A device as the slices of a node publish it: the node's own slices and those not bound to one node; null when
+     * none has it.
+     */
+    Device device(String node, String driver, String pool, String name) {
+        for (ResourceSlice slice : slices.values()) {
+            var spec = slice.getSpec();
+            if (spec == null || !driver.equals(spec.getDriver()) || spec.getPool() == null
+                    || !pool.equals(spec.getPool().getName())
+                    || spec.getNodeName() != null && !spec.getNodeName().equals(node)) {
+                continue;
+            }
+            for (Device device : Lists.orEmpty(spec.getDevices())) {
+                if (name.equals(device.getName())) {
+                    return device;
+                }
+            }
+        }
+        return null;
     }
 
     void putTaintRule(DeviceTaintRule rule) {

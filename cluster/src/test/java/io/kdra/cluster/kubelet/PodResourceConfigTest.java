@@ -4,14 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.NodeAllocatableMappedResources;
+import io.fabric8.kubernetes.api.model.NodeAllocatableOverheadResources;
+import io.fabric8.kubernetes.api.model.NodeAllocatableResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.kdra.cluster.runtime.LinuxResources;
+import io.kdra.kube.FeatureGates;
+import io.kdra.kube.KubernetesVersion;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +34,8 @@ class PodResourceConfigTest {
     private static final long MI = 1 << 20;
     private static final long GI = 1 << 30;
     private static final long CAPACITY = 16 * GI;
+    private static final FeatureGates V1_36 = FeatureGates.defaults(new KubernetesVersion(1, 36));
+    private static final FeatureGates V1_37 = FeatureGates.defaults(new KubernetesVersion(1, 37));
 
     private static final ClaimAllocatable DIRECT = claim("cpu-mem-claim", Map.of("cpu", 1000L, "memory", 1000 * MI),
             Map.of(), Map.of());
@@ -171,6 +181,34 @@ class PodResourceConfigTest {
     }
 
     @Test
+    void theKubeletReadsTheSchedulersStatusEntriesInItsUnits() {
+        Pod pod = pod(null, container("c1", "1", "2", "1Gi", "2Gi", "gpu"));
+        pod.setStatus(new PodStatusBuilder().withNodeAllocatableResourceClaimStatuses(
+                new NodeAllocatableResourceClaimStatus(List.of("c1"),
+                        List.of(new NodeAllocatableMappedResources("cpu", new Quantity("2")),
+                                new NodeAllocatableMappedResources("memory", new Quantity("1000Mi"))),
+                        List.of(new NodeAllocatableOverheadResources("memory", new Quantity("50Mi"),
+                                new Quantity("100Mi"))), "pod-gpu-claim")).build());
+
+        assertThat(ClaimAllocatable.of(pod)).containsExactly(new ClaimAllocatable("pod-gpu-claim", Set.of("c1"),
+                Map.of("cpu", 2000L, "memory", 1000 * MI), Map.of("memory", 100 * MI), Map.of("memory", 50 * MI)));
+        assertThat(ClaimAllocatable.of(pod(null, container("c1", "1", "2", "1Gi", "2Gi")))).isEmpty();
+    }
+
+    @Test
+    void theQosClassIsTheApiServersElseTheSharedRuleOfTheKubeletsVersion() {
+        Pod pod = pod(resources(null, null, null, null), container("c1", "1", "1", "1Gi", "1Gi"));
+        assertThat(PodResourceConfig.compute(pod, List.of(), CAPACITY, Set.of(), V1_36).qosClass())
+                .isEqualTo("BestEffort");
+        assertThat(PodResourceConfig.compute(pod, List.of(), CAPACITY, Set.of(), V1_37).qosClass())
+                .isEqualTo("Guaranteed");
+
+        pod.setStatus(new PodStatusBuilder().withQosClass("Burstable").build());
+        assertThat(PodResourceConfig.compute(pod, List.of(), CAPACITY, Set.of(), V1_37).qosClass())
+                .isEqualTo("Burstable");
+    }
+
+    @Test
     void burstableScoresStayBetweenGuaranteedAndBestEffort() {
         assertThat(PodResourceConfig.oomScoreAdj("Burstable", CAPACITY, CAPACITY)).isEqualTo(3);
         assertThat(PodResourceConfig.oomScoreAdj("Burstable", 0, CAPACITY)).isEqualTo(999);
@@ -185,8 +223,21 @@ class PodResourceConfigTest {
         assertThat(PodResourceConfig.pageSizeName("hugepages-1Gi")).isEqualTo("1GB");
     }
 
+    /** The claims as the scheduler records them: each with the containers that reference it by its name. */
     private static PodResourceConfig compute(Pod pod, ClaimAllocatable... claims) {
-        return PodResourceConfig.compute(pod, List.of(claims), CAPACITY, Set.of("hugepages-2Mi"));
+        List<ClaimAllocatable> recorded = new ArrayList<>();
+        for (ClaimAllocatable claim : claims) {
+            Set<String> containers = new LinkedHashSet<>();
+            for (Container container : pod.getSpec().getContainers()) {
+                if (container.getResources().getClaims().stream()
+                        .anyMatch(reference -> reference.getName().equals(claim.resourceClaimName()))) {
+                    containers.add(container.getName());
+                }
+            }
+            recorded.add(new ClaimAllocatable(claim.resourceClaimName(), containers, claim.mapped(), claim.perPod(),
+                    claim.perContainer()));
+        }
+        return PodResourceConfig.compute(pod, recorded, CAPACITY, Set.of("hugepages-2Mi"), V1_37);
     }
 
     /** upstream's computeExpectedOomScoreAdj for a request in Mi. */
@@ -210,7 +261,7 @@ class PodResourceConfigTest {
 
     private static ClaimAllocatable claim(String name, Map<String, Long> mapped, Map<String, Long> perPod,
             Map<String, Long> perContainer) {
-        return new ClaimAllocatable(name, mapped, perPod, perContainer);
+        return new ClaimAllocatable(name, Set.of(), mapped, perPod, perContainer);
     }
 
     private static Pod pod(ResourceRequirements podResources, Container... containers) {

@@ -79,6 +79,9 @@ final class SchedulerFixture implements AutoCloseable {
         if (gates.enabled(FeatureGates.GENERIC_WORKLOAD) && gates.enabled(FeatureGates.DRA_WORKLOAD_RESOURCE_CLAIMS)) {
             scheduler.withPodGroupClaims();
         }
+        if (gates.enabled(FeatureGates.DRA_NODE_ALLOCATABLE_RESOURCES)) {
+            scheduler.withNodeAllocatableResources();
+        }
         scheduler.start();
     }
 

@@ -53,11 +53,17 @@ public final class ApiServer implements AutoCloseable {
     private final ApiHttpServer http;
     private final ControllerManager controllers;
     private final ServerCertificate certificate;
+    /** The options of both listeners, without TLS. */
+    private final HttpServerOptions plain;
+    /** Where the component listener is to listen (0: a free port), or -1 when there is none. */
+    private final int componentPortWanted;
     private int port;
+    private int componentPort = -1;
     private volatile boolean closed;
 
     private ApiServer(ApiServerConfig config, KindRegistry kinds, List<AdmissionPlugin> extraAdmission, Clock clock,
-            long historyBytes, HttpSettings.ConnectionTimeouts timeouts, ApiServer predecessor) {
+            long historyBytes, HttpSettings.ConnectionTimeouts timeouts, boolean componentListener,
+            ApiServer predecessor) {
         this.config = config;
         this.store = predecessor != null ? predecessor.store : new Store(config.historySize(), historyBytes);
         this.authenticator = predecessor != null ? predecessor.authenticator : new Authenticator();
@@ -72,19 +78,17 @@ public final class ApiServer implements AutoCloseable {
         // No cleartext HTTP/2 (kube-apiserver serves HTTP/2 only over TLS with ALPN; no Kubernetes client speaks h2c):
         // Vert.x then makes each connection as it is accepted, so the idle timeout also closes one whose first
         // request never completes its headers.
-        HttpServerOptions options = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK).setPort(config.port())
+        this.plain = new HttpServerOptions().setHost(ApiServerConfig.LOOPBACK)
                 .setHttp2ClearTextEnabled(false)
                 .setMaxWebSocketFrameSize(64 * 1024 * 1024).setMaxWebSocketMessageSize(64 * 1024 * 1024)
                 .setWebSocketSubProtocols(Stream.concat(ExecProtocols.SERVED.stream(),
                         PortForwardProtocols.SERVED.stream()).toList());
-        if (certificate != null) {
-            options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
-        }
+        this.componentPortWanted = !componentListener || certificate == null ? -1
+                : predecessor != null && predecessor.componentPort > 0 ? predecessor.componentPort : 0;
         HttpSettings settings = new HttpSettings(config.maxBodyBytes(), config.watchQueueCapacity(),
                 config.bookmarkIntervalMillis(), config.defaultWatchTimeoutSeconds(),
                 "v" + config.kubernetesVersion() + ".0", timeouts);
-        this.http = new ApiHttpServer(vertx, options, config.eventLoops(), registry, authenticator, settings,
-                clock);
+        this.http = new ApiHttpServer(vertx, config.eventLoops(), registry, authenticator, settings, clock);
     }
 
     public static Builder builder() {
@@ -101,8 +105,18 @@ public final class ApiServer implements AutoCloseable {
         KubeProtobuf.loadDescriptors();
         controllers.start();
         SystemNamespaces.create(registry);
-        port = http.start();
-        LOG.info("kdra API server listening on {}", url());
+        HttpServerOptions serving = new HttpServerOptions(plain).setPort(config.port());
+        if (certificate != null) {
+            serving.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+        }
+        port = http.listen(serving);
+        if (componentPortWanted >= 0) {
+            componentPort = http.listen(new HttpServerOptions(plain).setPort(componentPortWanted));
+            LOG.info("kdra API server listening on {}, and for the cluster's components on {}", url(),
+                    componentUrl());
+        } else {
+            LOG.info("kdra API server listening on {}", url());
+        }
         return this;
     }
 
@@ -112,6 +126,14 @@ public final class ApiServer implements AutoCloseable {
 
     public String url() {
         return (certificate == null ? "http" : "https") + "://" + ApiServerConfig.LOOPBACK + ":" + port;
+    }
+
+    /**
+     * The URL for clients in this process: the component listener's plain {@code http://127.0.0.1:<port>} when the
+     * server has one ({@link Builder#componentListener()}), {@link #url()} otherwise. Written into no kubeconfig.
+     */
+    public String componentUrl() {
+        return componentPort > 0 ? "http://" + ApiServerConfig.LOOPBACK + ":" + componentPort : url();
     }
 
     public String adminToken() {
@@ -164,6 +186,7 @@ public final class ApiServer implements AutoCloseable {
         private long historyBytes = defaultHistoryBytes();
         private HttpSettings.ConnectionTimeouts timeouts = HttpSettings.ConnectionTimeouts.DEFAULTS;
         private ApiServer predecessor;
+        private boolean componentListener;
 
         private Builder() {
             ResourceKinds.defaulters(clock).forEach((kind, defaulter) ->
@@ -233,6 +256,17 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Also listens on a second loopback port without TLS, for API clients in the same process (the embedded
+         * cluster's scheduler, controllers and kubelets), which then spend no CPU on encrypting traffic that never
+         * leaves the process. Every request there is authenticated and authorized as on the https port; only the
+         * transport differs. {@link #componentUrl()} names it; no kubeconfig does. Nothing changes when TLS is off.
+         */
+        public Builder componentListener() {
+            this.componentListener = true;
+            return this;
+        }
+
         public Builder admission(AdmissionPlugin plugin) {
             admission.add(plugin);
             return this;
@@ -261,7 +295,7 @@ public final class ApiServer implements AutoCloseable {
             SchedulingKinds.register(withResourceValidators, serving.featureGates());
             PodStatusGates.register(withResourceValidators, serving.featureGates());
             return new ApiServer(serving, withResourceValidators.addAll(kinds).build(), admission, clock,
-                    historyBytes, timeouts, predecessor);
+                    historyBytes, timeouts, componentListener, predecessor);
         }
     }
 }

@@ -262,7 +262,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                 .config(ApiServerConfig.defaults().withTls(config.tls())
                         .withKubernetesVersion(config.kubernetesVersion().toString())
                         .withFeatureGates(config.featureGates()))
-                .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()));
+                .celChecker(CelSelectorCompiler.expressionChecker(config.featureGates()))
+                .componentListener();
         if (predecessor != null) {
             server.restartOf(predecessor);
         }
@@ -296,12 +297,15 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     private KubernetesClient client(UserInfo user, String userAgent) {
         String token = user == null ? apiServer.adminToken() : apiServer.issueToken(user);
-        ConfigBuilder config = new ConfigBuilder(Config.empty()).withMasterUrl(apiServer.url()).withOauthToken(token)
+        // Every client built here lives in this process: it talks to the API server's plain loopback listener, and
+        // the TLS of the https port is left to clients from outside (docs/cluster.md, "The components' transport").
+        String url = apiServer.componentUrl();
+        ConfigBuilder config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withOauthToken(token)
                 .withNamespace("default").withUserAgent(userAgent).withRequestRetryBackoffLimit(0)
                 // a fabric8 informer whose first list times out never retries; a loaded 2-core machine can take long
                 .withRequestTimeout((int) COMPONENT_REQUEST_TIMEOUT.toMillis());
         String ca = apiServer.caCertificatePem();
-        if (ca != null) {
+        if (ca != null && url.startsWith("https:")) {
             config.withCaCertData(Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8)));
         }
         return clients.client(config.build());

@@ -17,13 +17,16 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP front end on Vert.x: the request handler and its endpoints, served on every event loop. Each loop runs its
  * own server instance on the shared port (Vert.x hands each new connection to the next instance), so connections,
- * and the watches and requests on them, spread over the loops.
+ * and the watches and requests on them, spread over the loops. One front end may listen on several ports (with and
+ * without TLS): every port serves the same handler, so requests are authenticated and authorized alike on each.
  */
 public final class ApiHttpServer {
 
@@ -31,18 +34,16 @@ public final class ApiHttpServer {
     private static final int PORT_ATTEMPTS = 5;
 
     private final Vertx vertx;
-    private final HttpServerOptions options;
     private final int eventLoops;
     private final Handler<HttpServerRequest> handler;
     private final NodeProxy nodeProxy;
     private final ConnectionGuard connections;
-    private String deployment;
+    private final List<String> deployments = new ArrayList<>();
 
-    /** @param eventLoops how many server instances to run, one per event loop */
-    public ApiHttpServer(Vertx vertx, HttpServerOptions options, int eventLoops, Registry registry,
-            Authenticator authenticator, HttpSettings settings, Clock clock) {
+    /** @param eventLoops how many server instances to run per port, one per event loop */
+    public ApiHttpServer(Vertx vertx, int eventLoops, Registry registry, Authenticator authenticator,
+            HttpSettings settings, Clock clock) {
         this.vertx = vertx;
-        this.options = options;
         this.eventLoops = eventLoops;
         KindRegistry kinds = registry.kinds();
         Discovery discovery = new Discovery(kinds);
@@ -68,22 +69,22 @@ public final class ApiHttpServer {
     }
 
     /**
-     * Starts one server instance per event loop, all on one port. Vert.x shares a port only among servers that name
-     * it (not among servers asking for port 0), so for port 0 a free port is picked first, and picked again should
-     * another process take it in between.
+     * Starts one server instance per event loop, all on the port of {@code options}; called again, listens on another
+     * port as well. Vert.x shares a port only among servers that name it (not among servers asking for port 0), so
+     * for port 0 a free port is picked first, and picked again should another process take it in between.
      *
      * @return the port bound
      */
-    public int start() {
+    public int listen(HttpServerOptions options) {
         connections.start();
         if (options.getPort() != 0) {
-            deploy(options.getPort());
+            deploy(options, options.getPort());
             return options.getPort();
         }
         for (int attempt = 1; ; attempt++) {
-            int port = freePort();
+            int port = freePort(options.getHost());
             try {
-                deploy(port);
+                deploy(options, port);
                 return port;
             } catch (RuntimeException e) {
                 if (attempt == PORT_ATTEMPTS || !addressInUse(e)) {
@@ -94,25 +95,28 @@ public final class ApiHttpServer {
         }
     }
 
-    private void deploy(int port) {
+    private void deploy(HttpServerOptions options, int port) {
         // kube-apiserver takes a request line and headers up to 1 MiB (its MaxHeaderBytes)
         HttpServerOptions onPort = new HttpServerOptions(options).setPort(port)
                 .setMaxInitialLineLength(ApiRequestHandler.MAX_LINE).setMaxHeaderSize(ApiRequestHandler.MAX_LINE);
         onPort.getInitialSettings().setMaxHeaderListSize(ApiRequestHandler.MAX_LINE);
-        deployment = vertx.deployVerticle(() -> new VerticleBase() {
+        String deployment = vertx.deployVerticle(() -> new VerticleBase() {
             @Override
             public Future<?> start() {
                 return vertx.createHttpServer(onPort).connectionHandler(connections::opened)
                         .invalidRequestHandler(ApiRequestHandler::invalid).requestHandler(handler).listen();
             }
         }, new DeploymentOptions().setInstances(eventLoops)).await();
+        synchronized (deployments) {
+            deployments.add(deployment);
+        }
     }
 
-    private int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(options.getHost()))) {
+    private static int freePort(String host) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
             return socket.getLocalPort();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port on " + options.getHost(), e);
+            throw new UncheckedIOException("cannot find a free port on " + host, e);
         }
     }
 
@@ -125,12 +129,16 @@ public final class ApiHttpServer {
         return false;
     }
 
-    /** Stops the server instances; their connections close with them. */
+    /** Stops the server instances on every port; their connections close with them. */
     public void stop() {
         connections.stop();
-        if (deployment != null) {
+        List<String> running;
+        synchronized (deployments) {
+            running = List.copyOf(deployments);
+            deployments.clear();
+        }
+        for (String deployment : running) {
             vertx.undeploy(deployment).await();
-            deployment = null;
         }
         nodeProxy.close();
     }

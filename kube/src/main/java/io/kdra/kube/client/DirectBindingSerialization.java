@@ -1,5 +1,6 @@
 package io.kdra.kube.client;
 
+import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -8,10 +9,12 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.util.JsonParserSequence;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.module.SimpleModule;
 import tools.jackson.databind.util.TokenBuffer;
 
 /**
- * fabric8's serialization, except that watch events are bound straight into the model.
+ * fabric8's serialization, except that watch events are bound straight into the model, and managedFields' field
+ * sets in one piece ({@link FieldsV1Deserializer}).
  *
  * <p>A watch event's {@code object} may be of any kind, so fabric8 parses it into a JSON tree first, reads
  * {@code apiVersion} and {@code kind} from the tree, then binds the tree to the kind's class. Every informer of every
@@ -27,7 +30,10 @@ final class DirectBindingSerialization extends KubernetesSerialization {
 
     @Override
     protected ObjectMapper configureMapper(ObjectMapper given) {
-        mapper = super.configureMapper(given);
+        mapper = super.configureMapper(given).rebuild()
+                .addModule(new SimpleModule("kdra-fieldsv1").addDeserializer(FieldsV1.class,
+                        new FieldsV1Deserializer()))
+                .build();
         return mapper;
     }
 

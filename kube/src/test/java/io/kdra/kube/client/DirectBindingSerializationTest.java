@@ -67,6 +67,24 @@ class DirectBindingSerializationTest {
     }
 
     @Test
+    void managedFieldsBindAsFabric8BindsThem() {
+        String json = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\",\"managedFields\":["
+                + "{\"manager\":\"kubelet\",\"operation\":\"Update\",\"subresource\":\"status\",\"fieldsType\":"
+                + "\"FieldsV1\",\"fieldsV1\":{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"Ready\\\"}\":{\".\":{},"
+                + "\"f:status\":{}}},\"f:phase\":{}}}},{\"manager\":\"empty\",\"operation\":\"Apply\",\"fieldsV1\":{}},"
+                + "{\"manager\":\"none\",\"operation\":\"Update\",\"fieldsV1\":null}]}}";
+        Pod expected = fabric8.unmarshal(json, Pod.class);
+        Pod actual = direct.unmarshal(json, Pod.class);
+        assertThat(actual).isEqualTo(expected);
+        assertThat(actual.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties())
+                .isEqualTo(expected.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties())
+                .containsOnlyKeys("f:status");
+        assertThat(actual.getMetadata().getManagedFields().get(1).getFieldsV1().getAdditionalProperties()).isEmpty();
+        assertThat(actual.getMetadata().getManagedFields().get(2).getFieldsV1()).isNull();
+        assertThat(direct.asJson(actual)).isEqualTo(fabric8.asJson(expected));
+    }
+
+    @Test
     void otherDocumentsAreUnchanged() {
         Pod pod = new PodBuilder().withNewMetadata().withName("p").endMetadata().build();
         assertThat(direct.unmarshal(direct.asJson(pod), Pod.class)).isEqualTo(pod);

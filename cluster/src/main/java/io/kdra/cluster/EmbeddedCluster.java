@@ -98,33 +98,17 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private void startComponents(Consumer<String> progress) {
-        // the kubelets need only the API server, as on a real cluster: they register while the control plane starts
-        CompletableFuture<Void> controlPlaneRunning = CompletableFuture.runAsync(() -> {
-            startControlPlane();
-            progress.accept("scheduler and controllers running");
-        });
-        try {
-            kubeletHost = KubeletHost.create();
-            List<ClusterNode> created = new ArrayList<>();
-            int index = 0;
-            for (NodeSpec spec : config.nodes()) {
-                ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
-                nodes.put(spec.name(), node);
-                created.add(node);
-            }
-            startKubelets(created, node -> progress.accept("node " + node.name() + " Ready"));
-        } finally {
-            // also after a failure: close() must find every component the control plane started
-            awaitControlPlane(controlPlaneRunning);
+        startControlPlane();
+        progress.accept("scheduler and controllers running");
+        kubeletHost = KubeletHost.create();
+        List<ClusterNode> created = new ArrayList<>();
+        int index = 0;
+        for (NodeSpec spec : config.nodes()) {
+            ClusterNode node = createNode(spec, baseDirectory.resolve(Integer.toString(++index)));
+            nodes.put(spec.name(), node);
+            created.add(node);
         }
-    }
-
-    private static void awaitControlPlane(CompletableFuture<Void> running) {
-        try {
-            running.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
+        startKubelets(created, node -> progress.accept("node " + node.name() + " Ready"));
     }
 
     /** Starts kube-controller-manager's and kube-scheduler's parts as {@link #config} has them. */
@@ -135,8 +119,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         KubeControllerManager controllers = KubeControllerManager.builder(controllersClient)
                 .timing(config.timing()).featureGates(gates).build();
         controlPlane.add(controllers);
-        // their informers list while the scheduler's do
-        CompletableFuture<Void> controllersRunning = CompletableFuture.runAsync(controllers::start);
+        controllers.start();
         StructuredAllocator allocator = new StructuredAllocator(
                 CelSelectorCompiler.create(CelSelectorCompiler.Options.from(gates)), AllocatorFeatures.from(gates));
         KubernetesClient schedulerClient = client(user("system:kube-scheduler"), "kube-scheduler");
@@ -150,11 +133,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             scheduler.withNodeAllocatableResources();
         }
         controlPlane.add(scheduler);
-        try {
-            scheduler.start();
-        } finally {
-            awaitControlPlane(controllersRunning);
-        }
+        scheduler.start();
     }
 
     /** Stops the scheduler and the controllers, last started first, and closes their clients. */

@@ -34,6 +34,7 @@ final class KindDefaults {
             Set.of("resource.k8s.io/ResourceClaim", "resource.k8s.io/DeviceTaintRule");
 
     static final String NAMESPACE_FINALIZER = "kubernetes";
+    private static final String JOB_CONTROLLER_UID = "batch.kubernetes.io/controller-uid";
     private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
     private KindDefaults() {}
@@ -57,7 +58,31 @@ final class KindDefaults {
                 spec.putArray("finalizers").add(NAMESPACE_FINALIZER);
             }
             Json.ensureObject(object, "status").put("phase", "Active");
+        } else if (type.group().equals("batch") && type.kind().equals("Job")) {
+            generateJobSelector(object);
         }
+    }
+
+    /**
+     * The Job strategy's generateSelector, unless {@code spec.manualSelector} is true: the pod template is labelled
+     * with the job's name and UID (both label spellings), and the selector matches the UID, so that {@code kubectl
+     * logs job/x} and {@code kubectl describe job/x} find this job's pods and no other's.
+     */
+    private static void generateJobSelector(ObjectNode job) {
+        ObjectNode spec = Json.ensureObject(job, "spec");
+        if (spec.path("manualSelector").asBoolean(false)) {
+            return;
+        }
+        String name = Json.text(job, "metadata", "name");
+        String uid = Json.text(job, "metadata", "uid");
+        ObjectNode labels = Json.ensureObject(spec, "template", "metadata", "labels");
+        for (String label : List.of("job-name", "batch.kubernetes.io/job-name")) {
+            putIfAbsent(labels, label, name);
+        }
+        for (String label : List.of("controller-uid", JOB_CONTROLLER_UID)) {
+            putIfAbsent(labels, label, uid);
+        }
+        putIfAbsent(Json.ensureObject(spec, "selector", "matchLabels"), JOB_CONTROLLER_UID, uid);
     }
 
     /**

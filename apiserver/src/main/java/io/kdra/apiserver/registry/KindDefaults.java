@@ -60,6 +60,8 @@ final class KindDefaults {
             Json.ensureObject(object, "status").put("phase", "Active");
         } else if (type.group().equals("batch") && type.kind().equals("Job")) {
             generateJobSelector(object);
+        } else if (isService(type)) {
+            Json.ensureObject(object, "status", "loadBalancer");
         }
     }
 
@@ -94,6 +96,8 @@ final class KindDefaults {
     static void applyOnWrite(ResourceType type, ObjectNode object) {
         if (isPod(type)) {
             defaultPodSpec(Json.ensureObject(object, "spec"));
+        } else if (isService(type)) {
+            defaultServiceSpec(Json.ensureObject(object, "spec"));
         } else if (type.group().isEmpty() && type.kind().equals("Secret")) {
             JsonNode stringData = object.remove("stringData");
             if (stringData != null && stringData.isObject() && !stringData.isEmpty()) {
@@ -198,6 +202,41 @@ final class KindDefaults {
                 }
             }
         }
+    }
+
+    /** SetDefaults_Service, and the IP family kube-apiserver's Service storage sets on a single-stack cluster. */
+    private static void defaultServiceSpec(ObjectNode spec) {
+        putIfAbsent(spec, "type", "ClusterIP");
+        putIfAbsent(spec, "sessionAffinity", "None");
+        String type = spec.path("type").asString("");
+        for (JsonNode port : spec.path("ports")) {
+            if (port instanceof ObjectNode entry) {
+                putIfAbsent(entry, "protocol", "TCP");
+                JsonNode target = entry.get("targetPort");
+                if (target == null || target.isNull() || (target.isNumber() && target.asInt() == 0)
+                        || (target.isString() && target.asString().isEmpty())) {
+                    entry.set("targetPort", entry.path("port").deepCopy());
+                }
+            }
+        }
+        if (type.equals("ExternalName")) {
+            return;
+        }
+        putIfAbsent(spec, "internalTrafficPolicy", "Cluster");
+        if (type.equals("NodePort") || type.equals("LoadBalancer")) {
+            putIfAbsent(spec, "externalTrafficPolicy", "Cluster");
+        }
+        if (type.equals("LoadBalancer") && !spec.has("allocateLoadBalancerNodePorts")) {
+            spec.put("allocateLoadBalancerNodePorts", true);
+        }
+        putIfAbsent(spec, "ipFamilyPolicy", "SingleStack");
+        if (Json.isEmpty(spec.get("ipFamilies"))) {
+            spec.putArray("ipFamilies").add("IPv4");
+        }
+    }
+
+    static boolean isService(ResourceType type) {
+        return type.group().isEmpty() && type.kind().equals("Service");
     }
 
     private static boolean isPod(ResourceType type) {

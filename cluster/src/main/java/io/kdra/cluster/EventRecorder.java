@@ -47,12 +47,15 @@ public final class EventRecorder implements AutoCloseable {
     private final ExecutorService ownWriter;
     private final AtomicLong lastNanos = new AtomicLong();
     /** The events written so far by what makes them alike, the least recently seen dropped first, as client-go's. */
-    private final Map<String, Event> seen = new LinkedHashMap<>(64, 0.75f, true) {
+    private final Map<String, Seen> seen = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Event> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Seen> eldest) {
             return size() > SEEN_EVENTS;
         }
     };
+
+    /** What a repeat of an event needs of the first one. */
+    private record Seen(String name, String firstTimestamp, int count) {}
 
     private EventRecorder(KubernetesClient client, String component, String host, Executor writer,
             ExecutorService ownWriter) {
@@ -121,19 +124,19 @@ public final class EventRecorder implements AutoCloseable {
                 String.valueOf(involved.getApiVersion()), String.valueOf(involved.getFieldPath()), type, reason,
                 String.valueOf(action), message);
         synchronized (seen) {
-            Event earlier = seen.get(key);
+            Seen earlier = seen.get(key);
             Event event = new EventBuilder()
-                    .withNewMetadata().withName(earlier != null ? earlier.getMetadata().getName()
+                    .withNewMetadata().withName(earlier != null ? earlier.name()
                             : involved.getName() + "." + Long.toHexString(uniqueNanos(now)))
                     .withNamespace(namespace).endMetadata()
                     .withInvolvedObject(involved).withType(type).withReason(reason).withAction(action)
                     .withMessage(message)
                     .withNewSource().withComponent(component).withHost(host).endSource()
                     .withReportingComponent(component).withReportingInstance(host == null ? "" : host)
-                    .withFirstTimestamp(earlier != null ? earlier.getFirstTimestamp() : timestamp)
-                    .withLastTimestamp(timestamp).withCount(earlier != null ? earlier.getCount() + 1 : 1)
+                    .withFirstTimestamp(earlier != null ? earlier.firstTimestamp() : timestamp)
+                    .withLastTimestamp(timestamp).withCount(earlier != null ? earlier.count() + 1 : 1)
                     .build();
-            seen.put(key, event);
+            seen.put(key, new Seen(event.getMetadata().getName(), event.getFirstTimestamp(), event.getCount()));
             return event;
         }
     }

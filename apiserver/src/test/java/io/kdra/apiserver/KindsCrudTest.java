@@ -57,6 +57,7 @@ class KindsCrudTest {
                     {"involvedObject":{"kind":"Pod","namespace":"NS","name":"p"},"reason":"Started",
                      "message":"started","type":"Normal","source":{"component":"kubelet"}}"""),
             Map.entry("ServiceAccount", "{}"),
+            Map.entry("Service", "{\"spec\":{\"selector\":{\"app\":\"web\"},\"ports\":[{\"port\":80}]}}"),
             Map.entry("ConfigMap", "{\"data\":{\"k\":\"v\"}}"),
             Map.entry("Secret", "{\"type\":\"Opaque\",\"data\":{\"k\":\"dg==\"}}"),
             Map.entry("ResourceQuota", "{\"spec\":{\"hard\":{\"pods\":\"10\"}}}"),

@@ -53,6 +53,18 @@ final class KdraProcess implements AutoCloseable {
     }
 
     /**
+     * @return the next output line
+     * @throws AssertionError with the command's stderr if no line comes
+     */
+    String nextLine() throws InterruptedException, IOException {
+        String line = stdout.poll(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        if (line == null) {
+            throw new AssertionError("no further output line\nstderr:\n" + stderr());
+        }
+        return line;
+    }
+
+    /**
      * Skips output lines up to the one that starts with the prefix and returns the rest of that line.
      *
      * @throws AssertionError with the skipped output and the command's stderr if no such line comes

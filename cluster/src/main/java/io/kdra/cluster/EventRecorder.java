@@ -4,9 +4,13 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.kube.client.UnreadWrites;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,12 +19,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Writes core/v1 Events as client-go's event recorder does: named {@code <object>.<unix nanos in hex>}, source and
- * reporting component, count 1, events of cluster-scoped objects in {@code default}. {@link #record} writes in the
- * background so that a component never waits for its events (upstream's recorder is asynchronous too); a lost event
- * is logged, never retried.
+ * reporting component, events of cluster-scoped objects in {@code default}. An event the recorder wrote before (same
+ * object, type, reason and message) is not written again: as client-go's correlator does, the earlier one gets its
+ * {@code count} raised and its {@code lastTimestamp} moved by a strategic merge patch, so that a retried failure shows
+ * as one line, {@code (x8 over 11s)} in {@code kubectl describe}, rather than as one event per retry (a missing
+ * earlier event is created anew, with the count). {@link #record} writes in the background so that a component never
+ * waits for its events (upstream's recorder is asynchronous too); a lost event is logged, never retried.
  */
 public final class EventRecorder implements AutoCloseable {
 
@@ -28,6 +37,8 @@ public final class EventRecorder implements AutoCloseable {
     public static final String WARNING = "Warning";
 
     private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
+    /** client-go's maxLruCacheEntries. */
+    private static final int SEEN_EVENTS = 4096;
 
     private final KubernetesClient client;
     private final String component;
@@ -35,6 +46,16 @@ public final class EventRecorder implements AutoCloseable {
     private final Executor writer;
     private final ExecutorService ownWriter;
     private final AtomicLong lastNanos = new AtomicLong();
+    /** The events written so far by what makes them alike, the least recently seen dropped first, as client-go's. */
+    private final Map<String, Seen> seen = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Seen> eldest) {
+            return size() > SEEN_EVENTS;
+        }
+    };
+
+    /** What a repeat of an event needs of the first one. */
+    private record Seen(String name, String firstTimestamp, int count) {}
 
     private EventRecorder(KubernetesClient client, String component, String host, Executor writer,
             ExecutorService ownWriter) {
@@ -98,19 +119,46 @@ public final class EventRecorder implements AutoCloseable {
         String namespace = involved.getNamespace() == null || involved.getNamespace().isEmpty() ? "default"
                 : involved.getNamespace();
         String timestamp = now.truncatedTo(ChronoUnit.SECONDS).toString();
-        return new EventBuilder()
-                .withNewMetadata().withName(involved.getName() + "." + Long.toHexString(uniqueNanos(now)))
-                .withNamespace(namespace).endMetadata()
-                .withInvolvedObject(involved).withType(type).withReason(reason).withAction(action)
-                .withMessage(message)
-                .withNewSource().withComponent(component).withHost(host).endSource()
-                .withReportingComponent(component).withReportingInstance(host == null ? "" : host)
-                .withFirstTimestamp(timestamp).withLastTimestamp(timestamp).withCount(1)
-                .build();
+        String key = String.join("\u0000", namespace, String.valueOf(involved.getKind()),
+                String.valueOf(involved.getName()), String.valueOf(involved.getUid()),
+                String.valueOf(involved.getApiVersion()), String.valueOf(involved.getFieldPath()), type, reason,
+                String.valueOf(action), message);
+        synchronized (seen) {
+            Seen earlier = seen.get(key);
+            Event event = new EventBuilder()
+                    .withNewMetadata().withName(earlier != null ? earlier.name()
+                            : involved.getName() + "." + Long.toHexString(uniqueNanos(now)))
+                    .withNamespace(namespace).endMetadata()
+                    .withInvolvedObject(involved).withType(type).withReason(reason).withAction(action)
+                    .withMessage(message)
+                    .withNewSource().withComponent(component).withHost(host).endSource()
+                    .withReportingComponent(component).withReportingInstance(host == null ? "" : host)
+                    .withFirstTimestamp(earlier != null ? earlier.firstTimestamp() : timestamp)
+                    .withLastTimestamp(timestamp).withCount(earlier != null ? earlier.count() + 1 : 1)
+                    .build();
+            seen.put(key, new Seen(event.getMetadata().getName(), event.getFirstTimestamp(), event.getCount()));
+            return event;
+        }
     }
 
     private void write(Event event) {
-        UnreadWrites.create(client, event);
+        if (event.getCount() == 1) {
+            UnreadWrites.create(client, event);
+            return;
+        }
+        ObjectNode patch = JsonNodeFactory.instance.objectNode();
+        patch.put("count", event.getCount());
+        patch.put("lastTimestamp", event.getLastTimestamp());
+        patch.put("message", event.getMessage());
+        try {
+            UnreadWrites.patch(client, Event.class, event.getMetadata().getNamespace(), event.getMetadata().getName(),
+                    null, PatchType.STRATEGIC_MERGE, patch.toString(), null);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+            UnreadWrites.create(client, event);
+        }
     }
 
     /** One clock tick apart at least, so that two events about one object in the same nanosecond keep apart. */

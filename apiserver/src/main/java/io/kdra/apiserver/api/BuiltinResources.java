@@ -28,6 +28,8 @@ public final class BuiltinResources {
                 null));
         ResourceType coreEvents = core("Event", "events", true, List.of("ev"), Set.of(), StatusOnCreate.KEEP);
         types.add(coreEvents);
+        types.add(new ResourceType("", List.of("v1"), "v1", "Service", "services", true, List.of("svc"), List.of("all"),
+                Set.of("status"), StatusOnCreate.RESET, null));
         types.add(core("ServiceAccount", "serviceaccounts", true, List.of("sa"), Set.of(), StatusOnCreate.KEEP));
         types.add(core("ConfigMap", "configmaps", true, List.of("cm"), Set.of(), StatusOnCreate.KEEP));
         types.add(core("Secret", "secrets", true, List.of(), Set.of(), StatusOnCreate.KEEP));

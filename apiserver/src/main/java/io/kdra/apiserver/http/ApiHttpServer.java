@@ -1,7 +1,9 @@
 package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.KindRegistry;
+import io.kdra.apiserver.auth.AccessReviews;
 import io.kdra.apiserver.auth.Authenticator;
+import io.kdra.apiserver.auth.RbacAuthorizer;
 import io.kdra.apiserver.nodeproxy.NodeProxy;
 import io.kdra.apiserver.registry.Registry;
 import io.vertx.core.DeploymentOptions;
@@ -64,8 +66,9 @@ public final class ApiHttpServer {
             }
         });
         this.connections = new ConnectionGuard(vertx, settings.timeouts().idle());
+        ReviewEndpoint reviews = new ReviewEndpoint(new AccessReviews(new RbacAuthorizer(registry.store())));
         this.handler = new ApiRequestHandler(vertx, authenticator, kinds, discovery, openApi, resources, watches,
-                subresources, settings, health, connections);
+                subresources, reviews, settings, health, connections);
     }
 
     /**

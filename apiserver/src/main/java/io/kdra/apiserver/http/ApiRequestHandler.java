@@ -3,6 +3,7 @@ package io.kdra.apiserver.http;
 import io.kdra.apiserver.api.ApiException;
 import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.auth.AccessReviews;
 import io.kdra.apiserver.auth.Authenticator;
 import io.kdra.apiserver.auth.Impersonation;
 import io.kdra.apiserver.auth.UserInfo;
@@ -19,6 +20,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -26,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The entry of every request: health and version without authentication; then bearer-token authentication,
  * impersonation, WebSocket upgrades (exec streams, watches), a bounded body read (413 beyond the limit), and dispatch
- * to discovery, OpenAPI or a resource.
+ * to discovery, OpenAPI, a review or a resource.
  * Every failure becomes a kube-style Status.
  */
 final class ApiRequestHandler implements Handler<HttpServerRequest> {
@@ -42,14 +44,15 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
     private final ResourceEndpoint resources;
     private final WatchEndpoint watches;
     private final Subresources subresources;
+    private final ReviewEndpoint reviews;
     private final HttpSettings settings;
     private final Vertx vertx;
     private final ServerHealth health;
     private final ConnectionGuard connections;
 
     ApiRequestHandler(Vertx vertx, Authenticator authenticator, KindRegistry kinds, Discovery discovery, OpenApi openApi,
-            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, HttpSettings settings,
-            ServerHealth health, ConnectionGuard connections) {
+            ResourceEndpoint resources, WatchEndpoint watches, Subresources subresources, ReviewEndpoint reviews,
+            HttpSettings settings, ServerHealth health, ConnectionGuard connections) {
         this.vertx = vertx;
         this.health = health;
         this.connections = connections;
@@ -60,6 +63,7 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
         this.resources = resources;
         this.watches = watches;
         this.subresources = subresources;
+        this.reviews = reviews;
         this.settings = settings;
     }
 
@@ -171,6 +175,11 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
             RequestInfo info = RequestInfo.parse(path);
             if (info == null) {
                 serveNonResource(request, path);
+                return;
+            }
+            Optional<AccessReviews.Resource> review = ReviewEndpoint.addressed(info);
+            if (review.isPresent()) {
+                reviews.handle(request, review.get(), user, body);
                 return;
             }
             resources.handle(call(request, info, user, body));

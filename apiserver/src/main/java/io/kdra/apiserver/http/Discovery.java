@@ -2,6 +2,7 @@ package io.kdra.apiserver.http;
 
 import io.kdra.apiserver.api.KindRegistry;
 import io.kdra.apiserver.api.ResourceType;
+import io.kdra.apiserver.auth.AccessReviews;
 import io.kdra.apiserver.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -80,6 +81,7 @@ final class Discovery {
                 groups.add(type.group());
             }
         }
+        AccessReviews.RESOURCES.forEach(review -> groups.add(review.group()));
         return groups;
     }
 
@@ -91,6 +93,8 @@ final class Discovery {
                 served.addAll(type.versions());
             }
         }
+        AccessReviews.RESOURCES.stream().filter(review -> review.group().equals(group))
+                .forEach(review -> served.add(review.version()));
         List<String> versions = new ArrayList<>(served);
         versions.sort(Discovery::byPriority);
         return versions;
@@ -170,6 +174,16 @@ final class Discovery {
             }
             for (String subresource : type.subresources().stream().sorted().toList()) {
                 resources.add(subresource(type, subresource));
+            }
+        }
+        for (AccessReviews.Resource review : AccessReviews.RESOURCES) {
+            if (review.group().equals(group) && review.version().equals(version)) {
+                ObjectNode resource = resources.addObject();
+                resource.put("name", review.plural());
+                resource.put("singularName", review.kind().toLowerCase(java.util.Locale.ROOT));
+                resource.put("namespaced", false);
+                resource.put("kind", review.kind());
+                resource.putArray("verbs").add("create");
             }
         }
         return list;

@@ -56,6 +56,9 @@ final class OpenApi {
         paths.putObject("api/v1").put("serverRelativeURL", "/openapi/v3/api/v1?hash=" + hash("api/v1"));
         for (String group : discovery.groups()) {
             for (String version : discovery.versions(group)) {
+                if (kinds.types().stream().noneMatch(type -> type.group().equals(group) && type.serves(version))) {
+                    continue; // the review groups: create only, nothing to describe for a patch
+                }
                 String key = "apis/" + group + "/" + version;
                 paths.putObject(key).put("serverRelativeURL", "/openapi/v3/" + key + "?hash=" + hash(key));
             }

@@ -16,8 +16,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The columns {@code kubectl get} shows for each kind, as kube-apiserver's table printers compute them: pods (ready,
- * status, restarts), nodes (status, roles, version), namespaces (status), events, config maps, secrets, service
- * accounts, replica and daemon sets, leases, ResourceClaims (state) and ResourceSlices (node, driver, pool). Every
+ * status, restarts), nodes (status, roles, version), namespaces (status), events, config maps, secrets, services,
+ * service accounts, replica and daemon sets, leases, ResourceClaims (state) and ResourceSlices (node, driver, pool). Every
  * other kind has name and age.
  */
 public final class Printers {
@@ -55,6 +55,8 @@ public final class Printers {
                     return List.of(name(), text("Type", "The type of secret", o -> Json.text(o, "type")),
                             new Column("Data", "integer", "", 0, "Data contains the secret data.",
                                     (object, now) -> size(object.get("data"))), age());
+                case "Service":
+                    return services();
                 case "ServiceAccount":
                     return List.of(name(), new Column("Secrets", "string", "", 0, "Secrets of the service account.",
                             (object, now) -> Integer.toString(object.path("secrets").size())), age());
@@ -280,6 +282,54 @@ public final class Printers {
     }
 
     /** The selector as kubectl prints label selectors: {@code a=b,c in (d,e)}, or {@code <none>}. */
+    private static List<Column> services() {
+        return List.of(name(), text("Type", "The type of service.", o -> Json.text(o, "spec", "type")),
+                text("Cluster-IP", "The cluster IP of the service.", o -> {
+                    JsonNode ips = Json.at(o, "spec", "clusterIPs");
+                    return ips.isEmpty() ? NONE : ips.get(0).asString("");
+                }),
+                text("External-IP", "The external IP of the service.", Printers::serviceExternalIp),
+                text("Port(s)", "The ports of the service.", o -> {
+                    List<String> ports = new ArrayList<>();
+                    for (JsonNode port : Json.at(o, "spec", "ports")) {
+                        int nodePort = port.path("nodePort").asInt(0);
+                        ports.add(port.path("port").asInt(0) + (nodePort > 0 ? ":" + nodePort : "") + "/"
+                                + port.path("protocol").asString(""));
+                    }
+                    return ports.isEmpty() ? NONE : String.join(",", ports);
+                }), age(),
+                wide("Selector", "The selector of the service.", o -> {
+                    List<String> pairs = keyEqualsValue(Json.stringMap(o, "spec", "selector"));
+                    return pairs.isEmpty() ? NONE : String.join(",", pairs);
+                }));
+    }
+
+    /** getServiceExternalIP: external IPs, a load balancer's ingress or pending, an external name. */
+    private static String serviceExternalIp(JsonNode service) {
+        List<String> externalIps = new ArrayList<>();
+        Json.at(service, "spec", "externalIPs").forEach(ip -> externalIps.add(ip.asString("")));
+        switch (orEmpty(Json.text(service, "spec", "type"))) {
+            case "ClusterIP", "NodePort" -> {
+                return externalIps.isEmpty() ? NONE : String.join(",", externalIps);
+            }
+            case "LoadBalancer" -> {
+                List<String> ips = new ArrayList<>();
+                for (JsonNode ingress : Json.at(service, "status", "loadBalancer", "ingress")) {
+                    String ip = Json.text(ingress, "ip");
+                    ips.add(ip != null && !ip.isEmpty() ? ip : orEmpty(Json.text(ingress, "hostname")));
+                }
+                ips.addAll(externalIps);
+                return ips.isEmpty() ? "<pending>" : String.join(",", ips);
+            }
+            case "ExternalName" -> {
+                return orEmpty(Json.text(service, "spec", "externalName"));
+            }
+            default -> {
+                return UNKNOWN;
+            }
+        }
+    }
+
     private static String selector(JsonNode object) {
         JsonNode selector = object.path("spec").path("selector");
         List<String> terms = keyEqualsValue(Json.stringMap(selector, "matchLabels"));

@@ -6,6 +6,8 @@ import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Authentication;
+import io.kubernetes.client.proto.V1Authorization;
 import io.kubernetes.client.proto.V1Autoscaling;
 import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Coordination;
@@ -34,7 +36,8 @@ final class ProtoKinds {
     private static final Map<String, Descriptor> BY_API_VERSION_AND_KIND = index(List.of(V1.getDescriptor(),
             V1Apps.getDescriptor(), V1Batch.getDescriptor(), V1Coordination.getDescriptor(), V1Events.getDescriptor(),
             V1Policy.getDescriptor(), V1Rbac.getDescriptor(), V1Admissionregistration.getDescriptor(),
-            V1Resource.getDescriptor(), V1Autoscaling.getDescriptor()));
+            V1Resource.getDescriptor(), V1Autoscaling.getDescriptor(), V1Authorization.getDescriptor(),
+            V1Authentication.getDescriptor()));
 
     private ProtoKinds() {}
 

@@ -34,6 +34,7 @@ final class KindDefaults {
             Set.of("resource.k8s.io/ResourceClaim", "resource.k8s.io/DeviceTaintRule");
 
     static final String NAMESPACE_FINALIZER = "kubernetes";
+    private static final String JOB_CONTROLLER_UID = "batch.kubernetes.io/controller-uid";
     private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
     private KindDefaults() {}
@@ -57,7 +58,33 @@ final class KindDefaults {
                 spec.putArray("finalizers").add(NAMESPACE_FINALIZER);
             }
             Json.ensureObject(object, "status").put("phase", "Active");
+        } else if (type.group().equals("batch") && type.kind().equals("Job")) {
+            generateJobSelector(object);
+        } else if (isService(type)) {
+            Json.ensureObject(object, "status", "loadBalancer");
         }
+    }
+
+    /**
+     * The Job strategy's generateSelector, unless {@code spec.manualSelector} is true: the pod template is labelled
+     * with the job's name and UID (both label spellings), and the selector matches the UID, so that {@code kubectl
+     * logs job/x} and {@code kubectl describe job/x} find this job's pods and no other's.
+     */
+    private static void generateJobSelector(ObjectNode job) {
+        ObjectNode spec = Json.ensureObject(job, "spec");
+        if (spec.path("manualSelector").asBoolean(false)) {
+            return;
+        }
+        String name = Json.text(job, "metadata", "name");
+        String uid = Json.text(job, "metadata", "uid");
+        ObjectNode labels = Json.ensureObject(spec, "template", "metadata", "labels");
+        for (String label : List.of("job-name", "batch.kubernetes.io/job-name")) {
+            putIfAbsent(labels, label, name);
+        }
+        for (String label : List.of("controller-uid", JOB_CONTROLLER_UID)) {
+            putIfAbsent(labels, label, uid);
+        }
+        putIfAbsent(Json.ensureObject(spec, "selector", "matchLabels"), JOB_CONTROLLER_UID, uid);
     }
 
     /**
@@ -69,6 +96,8 @@ final class KindDefaults {
     static void applyOnWrite(ResourceType type, ObjectNode object) {
         if (isPod(type)) {
             defaultPodSpec(Json.ensureObject(object, "spec"));
+        } else if (isService(type)) {
+            defaultServiceSpec(Json.ensureObject(object, "spec"));
         } else if (type.group().isEmpty() && type.kind().equals("Secret")) {
             JsonNode stringData = object.remove("stringData");
             if (stringData != null && stringData.isObject() && !stringData.isEmpty()) {
@@ -173,6 +202,41 @@ final class KindDefaults {
                 }
             }
         }
+    }
+
+    /** SetDefaults_Service, and the IP family kube-apiserver's Service storage sets on a single-stack cluster. */
+    private static void defaultServiceSpec(ObjectNode spec) {
+        putIfAbsent(spec, "type", "ClusterIP");
+        putIfAbsent(spec, "sessionAffinity", "None");
+        String type = spec.path("type").asString("");
+        for (JsonNode port : spec.path("ports")) {
+            if (port instanceof ObjectNode entry) {
+                putIfAbsent(entry, "protocol", "TCP");
+                JsonNode target = entry.get("targetPort");
+                if (target == null || target.isNull() || (target.isNumber() && target.asInt() == 0)
+                        || (target.isString() && target.asString().isEmpty())) {
+                    entry.set("targetPort", entry.path("port").deepCopy());
+                }
+            }
+        }
+        if (type.equals("ExternalName")) {
+            return;
+        }
+        putIfAbsent(spec, "internalTrafficPolicy", "Cluster");
+        if (type.equals("NodePort") || type.equals("LoadBalancer")) {
+            putIfAbsent(spec, "externalTrafficPolicy", "Cluster");
+        }
+        if (type.equals("LoadBalancer") && !spec.has("allocateLoadBalancerNodePorts")) {
+            spec.put("allocateLoadBalancerNodePorts", true);
+        }
+        putIfAbsent(spec, "ipFamilyPolicy", "SingleStack");
+        if (Json.isEmpty(spec.get("ipFamilies"))) {
+            spec.putArray("ipFamilies").add("IPv4");
+        }
+    }
+
+    static boolean isService(ResourceType type) {
+        return type.group().isEmpty() && type.kind().equals("Service");
     }
 
     private static boolean isPod(ResourceType type) {

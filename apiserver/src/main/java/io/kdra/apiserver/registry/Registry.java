@@ -34,6 +34,7 @@ public final class Registry {
 
     private final KindRegistry kinds;
     private final Store store;
+    private final ServiceAllocation services;
     private final List<KindValidator> builtinValidators;
     private final List<AdmissionPlugin> admission;
     private final ManagedFieldsTracker managedFields;
@@ -53,6 +54,7 @@ public final class Registry {
             List<AdmissionPlugin> admission, Clock clock, FeatureGates gates) {
         this.kinds = kinds;
         this.store = store;
+        this.services = new ServiceAllocation(store);
         this.builtinValidators = List.copyOf(builtinValidators);
         this.admission = List.copyOf(admission);
         this.clock = clock;
@@ -240,6 +242,9 @@ public final class Registry {
         }
         KindDefaults.applyOnWrite(type, prepared);
         KindDefaults.applyOnCreate(type, prepared, gates);
+        if (KindDefaults.isService(type)) {
+            services.allocate(prepared, null);
+        }
         kinds.dropDisabledFields(type, prepared, null);
         return prepared;
     }
@@ -356,6 +361,9 @@ public final class Registry {
         }
         // defaulted before the comparison, so that a body leaving the defaults out changes nothing
         KindDefaults.applyOnWrite(type, next);
+        if (KindDefaults.isService(type)) {
+            services.allocate(next, current);
+        }
         if (!binding) {
             kinds.dropDisabledFields(type, next, current);
         }

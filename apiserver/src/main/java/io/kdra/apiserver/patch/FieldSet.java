@@ -42,7 +42,186 @@ public final class FieldSet {
      *     item's own path ({@code k:{...}/.}) differs when anything in the item does, a set member when the set does
      */
     public static FieldSet changed(JsonNode before, JsonNode after) {
-        return leaves(after).changedSince(leaves(before));
+        return changes(before, after).changed();
+    }
+
+    /**
+     * The leaves one write changed, as {@link #changed} gives them, and those of them the object after the write
+     * still sets.
+     */
+    public record Changes(FieldSet changed, FieldSet setAfter) {}
+
+    /**
+     * @return what {@link #changed} gives, found by walking both objects together: a subtree equal on both sides
+     *     holds no change, so its leaves are never named, where comparing every leaf of the two objects names them
+     *     all (a status write leaves most of an object as it was)
+     */
+    public static Changes changes(JsonNode before, JsonNode after) {
+        Difference difference = new Difference();
+        if (difference.ofObjects(before, after)) {
+            return new Changes(new FieldSet(difference.changed), new FieldSet(difference.setAfter));
+        }
+        Leaves afterLeaves = leaves(after);
+        FieldSet changed = afterLeaves.changedSince(leaves(before));
+        return new Changes(changed, changed.intersect(afterLeaves.paths()));
+    }
+
+    /**
+     * The changed leaves of two objects. Where the paths below one node could meet paths below another, it gives up
+     * (a field name holding the separator) or compares that node's leaves as {@link #leaves} collects them (keyed
+     * lists repeating a key, where the first item's value counts).
+     */
+    private static final class Difference {
+        private final TreeSet<String> changed = new TreeSet<>();
+        private final TreeSet<String> setAfter = new TreeSet<>();
+
+        /** @return false when the objects need the leaf-by-leaf comparison */
+        boolean ofObjects(JsonNode before, JsonNode after) {
+            for (String field : fieldNames(before, after)) {
+                if (field.equals("apiVersion") || field.equals("kind")) {
+                    continue;
+                }
+                JsonNode was = before.get(field);
+                JsonNode is = after.get(field);
+                if (!field.equals("metadata")) {
+                    if (!node(field, was, is, "f:" + field)) {
+                        return false;
+                    }
+                    continue;
+                }
+                if (was != null && was.equals(is)) {
+                    continue;
+                }
+                if (was == null || is == null || !was.isObject() || !is.isObject()) {
+                    return false;
+                }
+                for (String meta : fieldNames(was, is)) {
+                    if (!SERVER_METADATA.contains(meta)
+                            && !node(meta, was.get(meta), is.get(meta), "f:metadata" + SEPARATOR + "f:" + meta)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        private boolean node(String field, JsonNode was, JsonNode is, String path) {
+            if (field.indexOf(SEPARATOR) >= 0) {
+                return false;
+            }
+            if (was != null && was.equals(is)) {
+                return true;
+            }
+            if (nonEmptyObject(was) && nonEmptyObject(is)) {
+                for (String child : fieldNames(was, is)) {
+                    if (!node(child, was.get(child), is.get(child), path + SEPARATOR + "f:" + child)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            String key = MergeKeys.keyOf(field);
+            if (key != null && was != null && is != null && was.isArray() && is.isArray() && allKeyed(was, key)
+                    && allKeyed(is, key)) {
+                Map<String, JsonNode> itemsBefore = itemsByElement(was, key);
+                Map<String, JsonNode> itemsAfter = itemsByElement(is, key);
+                if (itemsBefore != null && itemsAfter != null) {
+                    return keyedItems(itemsBefore, itemsAfter, path);
+                }
+            }
+            Map<String, JsonNode> leavesBefore = new HashMap<>();
+            Map<String, JsonNode> leavesAfter = new HashMap<>();
+            if (was != null) {
+                collect(field, was, path, leavesBefore);
+            }
+            if (is != null) {
+                collect(field, is, path, leavesAfter);
+            }
+            compare(leavesBefore, leavesAfter);
+            return true;
+        }
+
+        private boolean keyedItems(Map<String, JsonNode> before, Map<String, JsonNode> after, String path) {
+            for (String element : union(before.keySet(), after.keySet())) {
+                JsonNode was = before.get(element);
+                JsonNode is = after.get(element);
+                if (was != null && was.equals(is)) {
+                    continue;
+                }
+                String itemPath = path + SEPARATOR + element;
+                add(itemPath + SEPARATOR + ".", is != null);
+                if (was == null || is == null) {
+                    Map<String, JsonNode> leaves = new HashMap<>();
+                    JsonNode item = is != null ? is : was;
+                    for (Map.Entry<String, JsonNode> entry : item.properties()) {
+                        collect(entry.getKey(), entry.getValue(), itemPath + SEPARATOR + "f:" + entry.getKey(),
+                                leaves);
+                    }
+                    for (String leaf : leaves.keySet()) {
+                        add(leaf, is != null);
+                    }
+                    continue;
+                }
+                for (String child : fieldNames(was, is)) {
+                    if (!node(child, was.get(child), is.get(child), itemPath + SEPARATOR + "f:" + child)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        private void compare(Map<String, JsonNode> before, Map<String, JsonNode> after) {
+            for (Map.Entry<String, JsonNode> leaf : after.entrySet()) {
+                if (!leaf.getValue().equals(before.get(leaf.getKey()))) {
+                    add(leaf.getKey(), true);
+                }
+            }
+            for (String path : before.keySet()) {
+                if (!after.containsKey(path)) {
+                    add(path, false);
+                }
+            }
+        }
+
+        private void add(String path, boolean inAfter) {
+            changed.add(path);
+            if (inAfter) {
+                setAfter.add(path);
+            }
+        }
+
+        /** @return the items by their path element, or null when two items have the same one */
+        private static Map<String, JsonNode> itemsByElement(JsonNode list, String key) {
+            Map<String, JsonNode> items = new HashMap<>();
+            for (JsonNode item : list) {
+                if (items.put(itemElement(key, item.get(key)), item) != null) {
+                    return null;
+                }
+            }
+            return items;
+        }
+
+        private static boolean nonEmptyObject(JsonNode node) {
+            return node != null && node.isObject() && !node.isEmpty();
+        }
+
+        private static Set<String> fieldNames(JsonNode before, JsonNode after) {
+            Set<String> names = new java.util.LinkedHashSet<>();
+            if (after != null) {
+                names.addAll(after.propertyNames());
+            }
+            if (before != null) {
+                names.addAll(before.propertyNames());
+            }
+            return names;
+        }
+
+        private static Set<String> union(Set<String> first, Set<String> second) {
+            Set<String> all = new java.util.LinkedHashSet<>(second);
+            all.addAll(first);
+            return all;
+        }
     }
 
     /** @return the object's leaves with their values, to take both its {@link #leavesOf} and changes from one walk */

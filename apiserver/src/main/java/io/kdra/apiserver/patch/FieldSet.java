@@ -481,47 +481,6 @@ public final class FieldSet {
         return root;
     }
 
-    /** @return whether the set has none of the leaves of the {@code fieldsV1} tree, which is in written form */
-    boolean noneIn(JsonNode fieldsV1) {
-        for (String path : paths) {
-            JsonNode node = fieldsV1;
-            for (int start = 0; node != null; ) {
-                int end = path.indexOf(SEPARATOR, start);
-                node = node.get(path.substring(start, end < 0 ? path.length() : end));
-                if (end < 0) {
-                    break;
-                }
-                start = end + 1;
-            }
-            if (node != null && node.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * @return whether the tree is what {@link #toFieldsV1} gives for the set {@link #fromFieldsV1} reads from it:
-     *     objects only, every leaf empty, the fields of each object in the order of their names, no name holding the
-     *     separator
-     */
-    static boolean isWrittenForm(JsonNode tree) {
-        if (!tree.isObject()) {
-            return false;
-        }
-        String previous = null;
-        for (Map.Entry<String, JsonNode> entry : tree.properties()) {
-            String name = entry.getKey();
-            JsonNode child = entry.getValue();
-            if (name.indexOf(SEPARATOR) >= 0 || (previous != null && previous.compareTo(name) >= 0)
-                    || !child.isObject() || (!child.isEmpty() && !isWrittenForm(child))) {
-                return false;
-            }
-            previous = name;
-        }
-        return true;
-    }
-
     /** Reads a managedFields {@code fieldsV1} tree; a node with children is not itself a leaf. */
     public static FieldSet fromFieldsV1(JsonNode tree) {
         FieldSet set = empty();

@@ -3,6 +3,7 @@ package io.kdra.apiserver.registry;
 import io.kdra.apiserver.patch.FieldSet;
 import io.kdra.apiserver.patch.ManagedFields;
 import java.time.Clock;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -41,9 +42,18 @@ final class ManagedFieldsTracker {
         if (changed.isEmpty()) {
             return;
         }
+        List<ManagedFields.Entry> entries = ManagedFields.read(next);
+        FieldSet owned = FieldSet.empty();
+        for (ManagedFields.Entry entry : entries) {
+            if (entry.manager().equals(manager) && entry.operation().equals(ManagedFields.UPDATE)) {
+                owned = entry.fields();
+            }
+        }
         // the manager keeps what it owned and still is set, and takes what it changed and set
-        ManagedFields.recordUpdate(next, manager, apiVersion, Meta.timestamp(clock.instant()), changed,
-                owned -> owned.isEmpty() ? changedAndSet
-                        : owned.intersect(FieldSet.leavesOf(written)).union(changedAndSet));
+        FieldSet own = owned.isEmpty() ? changedAndSet
+                : owned.intersect(FieldSet.leavesOf(written)).union(changedAndSet);
+        List<ManagedFields.Entry> updated = ManagedFields.assign(entries, manager, ManagedFields.UPDATE, apiVersion,
+                Meta.timestamp(clock.instant()), changed, own);
+        ManagedFields.write(next, updated);
     }
 }

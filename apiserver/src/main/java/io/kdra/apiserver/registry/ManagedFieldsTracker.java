@@ -5,7 +5,6 @@ import io.kdra.apiserver.patch.ManagedFields;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** Records in managedFields which manager changed which fields, for every write that is not a server-side apply. */
@@ -28,17 +27,10 @@ final class ManagedFieldsTracker {
         if (manager == null || manager.isEmpty()) {
             return;
         }
-        JsonNode written = inWrittenVersion.apply(next);
-        FieldSet changed;
-        FieldSet changedAndSet;
-        if (current == null) {
-            changed = FieldSet.leavesOf(written);
-            changedAndSet = changed;
-        } else {
-            FieldSet.Changes changes = FieldSet.changes(inWrittenVersion.apply(current), written);
-            changed = changes.changed();
-            changedAndSet = changes.setAfter();
-        }
+        FieldSet.Leaves written = FieldSet.leaves(inWrittenVersion.apply(next));
+        FieldSet present = written.paths();
+        FieldSet changed = current == null ? present
+                : written.changedSince(FieldSet.leaves(inWrittenVersion.apply(current)));
         if (changed.isEmpty()) {
             return;
         }
@@ -49,9 +41,7 @@ final class ManagedFieldsTracker {
                 owned = entry.fields();
             }
         }
-        // the manager keeps what it owned and still is set, and takes what it changed and set
-        FieldSet own = owned.isEmpty() ? changedAndSet
-                : owned.intersect(FieldSet.leavesOf(written)).union(changedAndSet);
+        FieldSet own = owned.union(changed).intersect(present);
         List<ManagedFields.Entry> updated = ManagedFields.assign(entries, manager, ManagedFields.UPDATE, apiVersion,
                 Meta.timestamp(clock.instant()), changed, own);
         ManagedFields.write(next, updated);

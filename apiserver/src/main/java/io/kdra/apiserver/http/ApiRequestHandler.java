@@ -34,6 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
 final class ApiRequestHandler implements Handler<HttpServerRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiRequestHandler.class);
+    /** How long a connection answered before the end of its request's body waits for that end before it closes. */
+    private static final long LINGER_MILLIS = 2_000;
     /** The limit of the request line and of the headers, set on the server's options. */
     static final int MAX_LINE = 1024 * 1024;
 
@@ -294,12 +296,32 @@ final class ApiRequestHandler implements Handler<HttpServerRequest> {
      * Answers a request whose body is not read to its end. Over HTTP/1 the rest of the body would be taken for the
      * next request, so the connection is closed, as its header says; HTTP/2 ends just the stream.
      */
-    private static void fail(HttpServerRequest request, ApiException error) {
+    private void fail(HttpServerRequest request, ApiException error) {
         if (request.version() != HttpVersion.HTTP_2) {
             request.response().putHeader("Connection", "close");
-            request.response().endHandler(ended -> request.connection().close());
+            request.response().endHandler(ended -> closeAfterBody(request));
         }
         Responses.error(request.response(), error);
+    }
+
+    /**
+     * Closes the connection once the client has sent the rest of the body, which is dropped, or after
+     * {@link #LINGER_MILLIS} at most, as Go's server lingers before it closes: closed while the client still sends, the
+     * connection is reset, and a client that is still writing (Java's, kubectl's) gets a broken pipe instead of the
+     * answer.
+     */
+    private void closeAfterBody(HttpServerRequest request) {
+        HttpConnection connection = request.connection();
+        if (request.isEnded()) {
+            connection.close();
+            return;
+        }
+        long timer = vertx.setTimer(LINGER_MILLIS, id -> connection.close());
+        request.handler(dropped -> {});
+        request.endHandler(ended -> {
+            vertx.cancelTimer(timer);
+            connection.close();
+        });
     }
 
     private static long parseLength(String length) {

@@ -8,35 +8,14 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
-import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The review resources {@code kubectl auth can-i} and {@code kubectl auth whoami} create, through real kubectl (which
  * sends them as protobuf) and fabric8 (JSON).
  */
-class AccessReviewsTest {
-
-    @TempDir
-    static Path dir;
-    private static ServerFixture fixture;
-    private static Kubectl kubectl;
-
-    @BeforeAll
-    static void start() throws IOException {
-        fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
-        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class AccessReviewsTest extends KubectlAgainstServer {
 
     @Test
     void kubectlAuthCanIAnswersYesForWhatTheServerAllows() {

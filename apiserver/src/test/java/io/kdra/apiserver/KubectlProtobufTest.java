@@ -7,37 +7,16 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kubectl's imperative commands, which send the built-in kinds as protobuf and accept protobuf answers: what they
  * create is read back over JSON with fabric8, so the transcoding is checked end to end.
  */
-class KubectlProtobufTest {
-
-    @TempDir
-    static Path dir;
-    private static ServerFixture fixture;
-    private static Kubectl kubectl;
-
-    @BeforeAll
-    static void start() throws IOException {
-        fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
-        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class KubectlProtobufTest extends KubectlAgainstServer {
 
     @Test
     void createEveryImperativeKind() {

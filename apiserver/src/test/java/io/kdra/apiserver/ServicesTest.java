@@ -5,32 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Services as kubectl and manifests use them: kubectl create service and expose (protobuf), get with kube-apiserver's
  * columns, cluster-info, and the cluster IPs and node ports the server allocates and keeps.
  */
-class ServicesTest {
-
-    @TempDir
-    static Path dir;
-    private static ServerFixture fixture;
-    private static Kubectl kubectl;
-
-    @BeforeAll
-    static void start() throws IOException {
-        fixture = new ServerFixture(ApiServerConfig.defaults().withTls(true));
-        kubectl = new Kubectl(fixture.server.writeKubeconfig(dir.resolve("kubeconfig")));
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class ServicesTest extends KubectlAgainstServer {
 
     @Test
     void kubectlCreatesExposesAndListsServices() {

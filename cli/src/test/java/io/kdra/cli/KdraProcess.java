@@ -45,7 +45,10 @@ final class KdraProcess implements AutoCloseable {
      */
     static KdraProcess start(Path stderr, List<String> args) throws IOException {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(
+        // A build started as a background job of a non-interactive shell ignores SIGINT, and so would the command,
+        // whose JVM then installs no handler for it: perl (essential on Debian) restores the default before it execs
+        // the JVM, so that interrupt() is Ctrl-C however the build was started.
+        List<String> command = new ArrayList<>(List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die $!",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classpath,
                 Kdra.class.getName()));
         command.addAll(args);

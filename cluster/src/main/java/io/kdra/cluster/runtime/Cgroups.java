@@ -27,13 +27,13 @@ public sealed interface Cgroups extends AutoCloseable permits SimulatedCgroups, 
     void remove(Path group) throws IOException;
 
     /**
-     * The command that runs {@code command} inside a container's cgroup with its {@code oom_score_adj}, or the command
-     * itself when processes are not placed.
+     * The command that runs {@code command} inside the container's cgroup with its {@code oom_score_adj}, or the
+     * command itself when processes are not placed or the container has no cgroup.
      *
      * @throws IOException when the command's executable is not found or not executable, with the message a
      *     {@link ProcessBuilder} would give
      */
-    List<String> placed(ContainerConfig.Cgroup cgroup, List<String> command) throws IOException;
+    List<String> placed(ContainerConfig container, List<String> command) throws IOException;
 
     /** Whether containers' processes run inside their cgroups. */
     boolean placesProcesses();

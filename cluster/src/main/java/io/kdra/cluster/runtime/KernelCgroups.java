@@ -236,7 +236,11 @@ public final class KernelCgroups implements Cgroups {
     }
 
     @Override
-    public List<String> placed(ContainerConfig.Cgroup cgroup, List<String> command) throws IOException {
+    public List<String> placed(ContainerConfig container, List<String> command) throws IOException {
+        ContainerConfig.Cgroup cgroup = container.cgroup();
+        if (cgroup == null) {
+            return command;
+        }
         List<String> placed = new ArrayList<>(List.of("/bin/sh", "-c", ENTER, "kdra-enter",
                 cgroup.directory().resolve("cgroup.procs").toString(),
                 Integer.toString(cgroup.resources().oomScoreAdj()), executable(command.get(0))));

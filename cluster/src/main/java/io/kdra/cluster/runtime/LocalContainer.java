@@ -147,9 +147,7 @@ final class LocalContainer implements RunningContainer {
      * processes.
      */
     Process exec(List<String> command, Cgroups cgroups) throws IOException {
-        List<String> rewritten = paths.rewrite(command);
-        ProcessBuilder builder = new ProcessBuilder(config.cgroup() == null ? rewritten
-                : cgroups.placed(config.cgroup(), rewritten))
+        ProcessBuilder builder = new ProcessBuilder(cgroups.placed(config, paths.rewrite(command)))
                 .directory(workingDirectory.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);

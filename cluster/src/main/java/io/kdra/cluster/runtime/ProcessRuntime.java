@@ -5,7 +5,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -81,9 +80,7 @@ public final class ProcessRuntime extends LocalRuntime {
         }
         Process process;
         try {
-            List<String> command = paths.rewrite(config.command());
-            ProcessBuilder builder = new ProcessBuilder(config.cgroup() == null ? command
-                    : cgroups().placed(config.cgroup(), command))
+            ProcessBuilder builder = new ProcessBuilder(cgroups().placed(config, paths.rewrite(config.command())))
                     .directory(home.toFile())
                     .redirectErrorStream(true)
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));

@@ -31,7 +31,7 @@ public record SimulatedCgroups(Path root) implements Cgroups {
     }
 
     @Override
-    public List<String> placed(ContainerConfig.Cgroup cgroup, List<String> command) {
+    public List<String> placed(ContainerConfig container, List<String> command) {
         return command;
     }
 

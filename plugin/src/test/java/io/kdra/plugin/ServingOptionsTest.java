@@ -106,6 +106,24 @@ class ServingOptionsTest {
     }
 
     @Test
+    void driverCallsRunOnWorkerThreadsUnlessTheDriverChoosesTheEventLoop() throws Exception {
+        List<String> threads = new CopyOnWriteArrayList<>();
+        RecordingDriver driver = new RecordingDriver();
+        driver.hook = () -> threads.add(Thread.currentThread().getName());
+        String uid = allocatedClaim("ns", "c");
+        KubeletPlugin pooled = fixture.start(builder(driver).pluginDataDirectory(fixture.resolve("pooled")));
+        KubeletPlugin onLoop = fixture.start(builder(driver).pluginDataDirectory(fixture.resolve("on-loop"))
+                .registrarDirectory(fixture.resolve("registry-on-loop")).callsOnEventLoop(true));
+
+        DraClient.V1.prepare(fixture.dial(pooled.draSocket()), prepareRequest(claim("ns", "c", uid)));
+        DraClient.V1.prepare(fixture.dial(onLoop.draSocket()), prepareRequest(claim("ns", "c", uid)));
+
+        assertThat(threads).satisfiesExactly(
+                thread -> assertThat(thread).startsWith("kdra-plugin-grpc"),
+                thread -> assertThat(thread).startsWith("kdra-plugin-io"));
+    }
+
+    @Test
     void anInterceptorCanRejectCallsBeforeTheDriverSeesThem() throws Exception {
         RecordingDriver driver = new RecordingDriver();
         KubeletPlugin plugin = fixture.start(builder(driver).unaryInterceptor(new ServerInterceptor() {

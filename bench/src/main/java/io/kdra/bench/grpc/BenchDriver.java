@@ -53,6 +53,8 @@ final class BenchDriver implements DraPlugin {
                 .registrarDirectory(directory.resolve("registry"))
                 .pluginDataDirectory(directory.resolve("plugin"))
                 .claimLookup((namespace, name) -> NAMESPACE.equals(namespace) && CLAIM_NAME.equals(name) ? claim : null)
+                // nothing here blocks: the claim is in memory, the driver does not touch the disk
+                .callsOnEventLoop(true)
                 .unaryInterceptor(new ServerInterceptor() {
                     @Override
                     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,

@@ -1,14 +1,17 @@
 package io.kdra.bench.grpc;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.stub.StreamObserver;
 import io.kdra.bench.CpuMeter;
 import io.kdra.kubelet.api.dra.v1.Claim;
 import io.kdra.kubelet.api.dra.v1.DRAPluginGrpc;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
+import io.kdra.plugin.transport.PollingCalls;
+import io.kdra.plugin.transport.PollingEventLoops;
+import io.kdra.plugin.transport.UnixSocketChannels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,8 +55,8 @@ public abstract class PrepareRoundTrip {
     private static final int IN_FLIGHT = 64;
 
     private Path directory;
+    private EventLoopGroup clientLoop;
     private ManagedChannel channel;
-    private DRAPluginGrpc.DRAPluginBlockingStub blocking;
     private DRAPluginGrpc.DRAPluginStub async;
     private NodePrepareResourcesRequest request;
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
@@ -99,16 +102,16 @@ public abstract class PrepareRoundTrip {
     public void start() throws IOException {
         directory = Files.createTempDirectory(Path.of("/tmp"), "kd-bench");
         Path draSocket = startServer(directory);
-        channel = Grpc.newChannelBuilder("unix://" + draSocket, InsecureChannelCredentials.create())
-                .directExecutor()
-                .build();
-        blocking = DRAPluginGrpc.newBlockingStub(channel);
+        // the simulated kubelet's channel and calls (KubeletHost, DraPlugin)
+        clientLoop = PollingEventLoops.create("bench-client-io");
+        channel = UnixSocketChannels.to(draSocket.toString(), clientLoop).directExecutor().build();
         async = DRAPluginGrpc.newStub(channel);
         request = NodePrepareResourcesRequest.newBuilder()
                 .addClaims(Claim.newBuilder().setNamespace(BenchDriver.NAMESPACE).setName(BenchDriver.CLAIM_NAME)
                         .setUid(BenchDriver.CLAIM_UID))
                 .build();
-        NodePrepareResourcesResponse first = blocking.nodePrepareResources(request);
+        NodePrepareResourcesResponse first = PollingCalls.blockingUnaryCall(channel,
+                DRAPluginGrpc.getNodePrepareResourcesMethod(), CallOptions.DEFAULT, request);
         if (first.getClaimsOrThrow(BenchDriver.CLAIM_UID).getDevicesCount() != 1) {
             throw new IllegalStateException("unexpected response " + first);
         }
@@ -146,7 +149,8 @@ public abstract class PrepareRoundTrip {
     }
 
     private NodePrepareResourcesResponse blockingCall() {
-        NodePrepareResourcesResponse response = blocking.nodePrepareResources(request);
+        NodePrepareResourcesResponse response = PollingCalls.blockingUnaryCall(channel,
+                DRAPluginGrpc.getNodePrepareResourcesMethod(), CallOptions.DEFAULT, request);
         completed.increment();
         return response;
     }
@@ -167,6 +171,7 @@ public abstract class PrepareRoundTrip {
     @TearDown(Level.Trial)
     public void stop() throws Exception {
         channel.shutdownNow().awaitTermination(30, TimeUnit.SECONDS);
+        clientLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
         stopServer();
         try (Stream<Path> files = Files.walk(directory)) {
             for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {

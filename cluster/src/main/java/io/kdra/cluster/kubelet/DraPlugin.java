@@ -3,11 +3,11 @@ package io.kdra.cluster.kubelet;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesRequest;
 import io.kdra.kubelet.api.dra.v1.NodeUnprepareResourcesResponse;
+import io.kdra.plugin.transport.PollingCalls;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -35,11 +35,11 @@ final class DraPlugin {
     }
 
     NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) throws StatusRuntimeException {
-        return ClientCalls.blockingUnaryCall(channel, service.prepare, options(), request);
+        return PollingCalls.blockingUnaryCall(channel, service.prepare, options(), request);
     }
 
     NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) throws StatusRuntimeException {
-        return ClientCalls.blockingUnaryCall(channel, service.unprepare, options(), request);
+        return PollingCalls.blockingUnaryCall(channel, service.unprepare, options(), request);
     }
 
     private CallOptions options() {

@@ -3,12 +3,9 @@ package io.kdra.cluster.kubelet;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.kdra.plugin.transport.PollingEventLoops;
+import io.kdra.plugin.transport.UnixSocketChannels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -47,8 +44,7 @@ public final class KubeletHost implements AutoCloseable {
     private KubeletHost(int threads) {
         executor = new ScheduledThreadPoolExecutor(threads, new DefaultThreadFactory("kdra-kubelet", true));
         executor.setRemoveOnCancelPolicy(true);
-        eventLoops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kdra-kubelet-grpc", true),
-                EpollIoHandler.newFactory());
+        eventLoops = PollingEventLoops.create("kdra-kubelet-grpc");
         try {
             watchService = FileSystems.getDefault().newWatchService();
         } catch (IOException e) {
@@ -92,12 +88,7 @@ public final class KubeletHost implements AutoCloseable {
     }
 
     private NettyChannelBuilder channelTo(String socketPath) {
-        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socketPath))
-                .channelType(EpollDomainSocketChannel.class)
-                // gRPC asks for TCP keep-alive, which a Unix socket lacks: netty would warn on every connection
-                .withOption(ChannelOption.SO_KEEPALIVE, null)
-                .eventLoopGroup(eventLoops)
-                .usePlaintext();
+        return UnixSocketChannels.to(socketPath, eventLoops);
     }
 
     /**

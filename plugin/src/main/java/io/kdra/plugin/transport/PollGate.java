@@ -1,5 +1,7 @@
 package io.kdra.plugin.transport;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * Whether the next wait should poll first: yes, unless recent polls found nothing, after which polls get
  * exponentially rarer (at most one wait in 64 polls after six failures in a row); one poll that finds work resets it.
@@ -11,11 +13,21 @@ final class PollGate {
 
     private static final int MAX_BACKOFF_EXPONENT = 6;
 
+    private final BooleanSupplier machineAllows;
     private int failedPolls;
     private int waitsBeforePoll;
 
+    PollGate() {
+        this(Polling::worthPolling);
+    }
+
+    /** @param machineAllows whether polling is on and the machine has cores to spare right now */
+    PollGate(BooleanSupplier machineAllows) {
+        this.machineAllows = machineAllows;
+    }
+
     boolean shouldPoll() {
-        if (!Polling.worthPolling()) {
+        if (!machineAllows.getAsBoolean()) {
             return false;
         }
         if (waitsBeforePoll > 0) {

@@ -28,15 +28,14 @@ final class Polling {
      * from others.
      */
     private static final long BUSY_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
-    private Polling() {
-    }
-
     private static final Path LOADAVG = Path.of("/proc/loadavg");
     private static final long LOAD_SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     private static volatile long loadSampledAt = System.nanoTime() - LOAD_SAMPLE_NANOS;
     private static volatile boolean spareCores = true;
+
+    private Polling() {
+    }
 
     /**
      * Whether polling is on and the machine has cores to spare: no more runnable threads than cores plus one (a

@@ -10,8 +10,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
@@ -22,24 +20,12 @@ import tools.jackson.databind.node.ObjectNode;
  * write path. Every write either commits or gets 409 Conflict; the counter ends at exactly the number of commits, and
  * each commit advanced the object's resourceVersion once.
  */
-class ConcurrentWritesTest {
+class ConcurrentWritesTest extends ServerTestBase {
 
     private static final int WRITERS = 6;
     private static final int INCREMENTS = 30;
     private static final String CONFLICT = "the object has been modified; please apply your changes to the latest "
             + "version and try again";
-
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
 
     /** A write path and how it sets the counter to a value, given the object last read. */
     enum Path {

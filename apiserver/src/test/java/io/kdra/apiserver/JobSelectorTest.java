@@ -5,24 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A Job gets the selector kube-apiserver generates, so kubectl logs job/x finds its pods and no other's. */
-class JobSelectorTest {
-
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+class JobSelectorTest extends ServerTestBase {
 
     @Test
     void aJobWithoutSelectorSelectsItsOwnUid() {

@@ -16,8 +16,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -26,7 +24,7 @@ import tools.jackson.databind.JsonNode;
  * values, sent as raw bytes (a client library would refuse to send most of them). Each answer comes promptly; an
  * error is a Status whose code is the HTTP status and whose message is not empty; nothing is a 5xx.
  */
-class QueryFuzzTest {
+class QueryFuzzTest extends ServerTestBase {
 
     private static final long SEED = 20261206L;
     private static final int CASES = 400;
@@ -41,18 +39,6 @@ class QueryFuzzTest {
 
     /** How many answers had each HTTP status. */
     private static final Map<Integer, Integer> STATUSES = new ConcurrentSkipListMap<>();
-
-    private static ServerFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new ServerFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
 
     @Test
     void randomQueriesGetAnAnswerOrAStatusNamingTheProblem() throws Exception {

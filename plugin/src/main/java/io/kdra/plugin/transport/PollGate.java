@@ -4,7 +4,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Whether the next wait should poll first: yes, unless recent polls found nothing, after which polls get
- * exponentially rarer (at most one wait in 64 polls after six failures in a row); one poll that finds work resets it.
+ * exponentially rarer (after six failures in a row, one wait in 64 polls); one poll that finds work resets it.
  *
  * <p>Not thread-safe by design: a gate shared by callers may lose an update, which only shifts when the next poll
  * happens.

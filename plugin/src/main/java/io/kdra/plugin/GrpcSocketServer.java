@@ -4,7 +4,6 @@ import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.Status;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -12,7 +11,6 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.StandardProtocolFamily;
@@ -47,20 +45,21 @@ final class GrpcSocketServer {
     /** {@code sizeof(sockaddr_un.sun_path)} on Linux, including the terminating NUL. */
     static final int MAX_SOCKET_PATH_BYTES = 108;
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** Request and response messages as their bytes, parsed inside {@link MalformedRequestInterceptor}. */
-    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
+    /**
+     * Messages as the transport's streams: the services' own marshallers parse requests and write responses inside
+     * the wrapped methods, so a request that does not parse reaches {@link MalformedRequestInterceptor}. Passing the
+     * streams on, rather than copying them into byte arrays, keeps grpc's zero-copy paths: the received buffer is
+     * parsed in place and the response is serialized straight into the outgoing frame.
+     */
+    private static final MethodDescriptor.Marshaller<InputStream> STREAMS = new MethodDescriptor.Marshaller<>() {
         @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
+        public InputStream stream(InputStream value) {
+            return value;
         }
 
         @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw Status.INTERNAL.withDescription("reading a message failed").withCause(e).asRuntimeException();
-            }
+        public InputStream parse(InputStream stream) {
+            return stream;
         }
     };
 
@@ -233,7 +232,7 @@ final class GrpcSocketServer {
             // the given interceptors see parsed messages; a message that does not parse is refused before them
             ServerServiceDefinition intercepted = ServerInterceptors.intercept(service, outermostLast);
             builder.addService(ServerInterceptors.intercept(
-                    ServerInterceptors.useMarshalledMessages(intercepted, RAW), new MalformedRequestInterceptor()));
+                    ServerInterceptors.useMarshalledMessages(intercepted, STREAMS), new MalformedRequestInterceptor()));
         }
         return builder.build().start();
     }

@@ -12,7 +12,7 @@ import io.grpc.StatusRuntimeException;
 /**
  * Answers a request message that does not parse with INVALID_ARGUMENT naming the method and the protobuf error.
  * grpc-java parses requests before any interceptor sees them and answers a failure with UNKNOWN "Application error
- * processing RPC", which names nothing; the services are therefore served on raw bytes
+ * processing RPC", which names nothing; the services are therefore served on the transport's message streams
  * ({@link io.grpc.ServerInterceptors#useMarshalledMessages}) and parsed inside this interceptor's listener.
  */
 final class MalformedRequestInterceptor implements ServerInterceptor {

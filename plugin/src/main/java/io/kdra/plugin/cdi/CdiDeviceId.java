@@ -15,10 +15,16 @@ public record CdiDeviceId(String vendor, String deviceClass, String name) {
 
     /** Validates all three parts; the error names the offending ID. */
     public CdiDeviceId {
-        String subject = "invalid device \"" + vendor + "/" + deviceClass + "=" + name + "\": ";
-        check(subject, "vendor. ", validateVendorOrClass(vendor));
-        check(subject, "class. ", validateVendorOrClass(deviceClass));
-        check(subject, "", validateName(name));
+        String vendorProblem = validateVendorOrClass(vendor);
+        String classProblem = validateVendorOrClass(deviceClass);
+        String nameProblem = validateName(name);
+        // the message is only built for an invalid ID: the kubelet-plugin library checks every prepared device's IDs
+        if (vendorProblem != null || classProblem != null || nameProblem != null) {
+            String subject = "invalid device \"" + vendor + "/" + deviceClass + "=" + name + "\": ";
+            check(subject, "vendor. ", vendorProblem);
+            check(subject, "class. ", classProblem);
+            check(subject, "", nameProblem);
+        }
     }
 
     /**

@@ -32,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -339,6 +341,22 @@ class DraServiceTest {
                         NodeUnprepareResourceResponse.getDefaultInstance()));
     }
 
+    @Test
+    void requestsAndAnswersLargerThanOneHttp2FrameArriveWhole() throws IOException {
+        start(EnumSet.of(DraClient.V1));
+        // about 150 KB each way: many 16 KiB DATA frames, parsed from and written to the transport's own buffers
+        List<ClaimRef> claims = IntStream.range(0, 2_000)
+                .mapToObj(i -> new ClaimRef(namespace, "claim-" + i, "uid-" + i + "-" + "x".repeat(40)))
+                .toList();
+
+        var response = DraClient.V1.unprepare(dra(), unprepareRequest(claims.stream()
+                .map(ref -> claim(ref.namespace(), ref.name(), ref.uid())).toArray(Claim[]::new)));
+
+        assertThat(driver.unprepareCalls).containsExactly(claims);
+        assertThat(response.getClaimsMap()).hasSize(claims.size())
+                .containsOnlyKeys(claims.stream().map(ClaimRef::uid).toList());
+    }
+
     @ParameterizedTest
     @EnumSource(DraClient.class)
     void eachVersionAloneServesTheDriverAndTheOthersAreUnimplemented(DraClient version) throws IOException {
@@ -401,7 +419,7 @@ class DraServiceTest {
 
     private static Map<String, String> errors(NodePrepareResourcesResponse response) {
         return response.getClaimsMap().entrySet().stream()
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().getError()));
+                .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().getError()));
     }
 
     private static String uid(ResourceClaim claim) {

@@ -477,10 +477,10 @@ public final class KubeletPlugin implements AutoCloseable {
         /**
          * Runs the DRA service's calls on the gRPC event loop thread instead of handing each to a worker thread: two
          * thread hand-offs fewer per call, about a quarter off a call's latency and twice the calls per second on an
-         * otherwise idle machine (docs/kubelet-plugin-library.md, "Benchmark"). Only for a driver whose prepare and unprepare, interceptors
-         * and {@link #claimLookup claim lookup} never block (no API request, no waiting on another thread, no lock
-         * file shared with another instance): while one call blocks, this plugin's DRA socket answers nothing else.
-         * Off by default.
+         * otherwise idle machine (docs/kubelet-plugin-library.md, "Benchmark"). Only for a driver whose prepare and
+         * unprepare, interceptors and {@link #claimLookup claim lookup} never block (no API request, no waiting on
+         * another thread, no lock file shared with another instance): while one call blocks, this plugin's DRA socket
+         * answers nothing else. Off by default.
          */
         public Builder callsOnEventLoop(boolean enabled) {
             this.callsOnEventLoop = enabled;

@@ -110,8 +110,7 @@ public abstract class PrepareRoundTrip {
                 .addClaims(Claim.newBuilder().setNamespace(BenchDriver.NAMESPACE).setName(BenchDriver.CLAIM_NAME)
                         .setUid(BenchDriver.CLAIM_UID))
                 .build();
-        NodePrepareResourcesResponse first = PollingCalls.blockingUnaryCall(channel,
-                DRAPluginGrpc.getNodePrepareResourcesMethod(), CallOptions.DEFAULT, request);
+        NodePrepareResourcesResponse first = prepare();
         if (first.getClaimsOrThrow(BenchDriver.CLAIM_UID).getDevicesCount() != 1) {
             throw new IllegalStateException("unexpected response " + first);
         }
@@ -149,10 +148,15 @@ public abstract class PrepareRoundTrip {
     }
 
     private NodePrepareResourcesResponse blockingCall() {
-        NodePrepareResourcesResponse response = PollingCalls.blockingUnaryCall(channel,
-                DRAPluginGrpc.getNodePrepareResourcesMethod(), CallOptions.DEFAULT, request);
+        NodePrepareResourcesResponse response = prepare();
         completed.increment();
         return response;
+    }
+
+    /** One blocking call as the simulated kubelet makes it ({@code DraPlugin}). */
+    private NodePrepareResourcesResponse prepare() {
+        return PollingCalls.blockingUnaryCall(channel, DRAPluginGrpc.getNodePrepareResourcesMethod(),
+                CallOptions.DEFAULT, request);
     }
 
     /** Lets outstanding calls finish, so that each iteration starts from an idle server, and fails on errors. */

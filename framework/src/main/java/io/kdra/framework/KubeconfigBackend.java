@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.kdra.framework.proxy.ProxyDeployment;
 import io.kdra.kube.KubernetesVersion;
+import io.kdra.kube.client.JdkWebSocketsHttpClientFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -44,7 +46,8 @@ public final class KubeconfigBackend implements ClusterBackend {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read kubeconfig " + kubeconfig, e);
         }
-        return new KubeconfigBackend(new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(content)).build(),
+        return new KubeconfigBackend(new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(content))
+                .withHttpClientFactory(new JdkWebSocketsHttpClientFactory(new Vertx5HttpClientFactory())).build(),
                 kubeletRootDirectory);
     }
 

@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>fabric8's Vert.x 5 HTTP client creates a Vert.x instance per client unless its factory is given one; with one
  * given it neither creates nor closes it. {@link #close()} closes every client built here, then the Vert.x instance.
+ * WebSockets (exec, attach, port-forward) go over the JDK's client instead ({@link JdkWebSocketsHttpClientFactory}).
  */
 public final class KubeClients implements AutoCloseable {
 
@@ -34,7 +35,7 @@ public final class KubeClients implements AutoCloseable {
     private static final String DISABLE_DNS_RESOLVER = "vertx.disableDnsResolver";
 
     private final Vertx vertx;
-    private final Vertx5HttpClientFactory httpClients;
+    private final JdkWebSocketsHttpClientFactory httpClients;
     // fabric8 builds its Jackson (de)serializers per KubernetesSerialization, and each client makes its own: with a
     // client per node that meant introspecting Pod, Node, Lease ... again for every node, and keeping every copy.
     private final KubernetesSerialization serialization = new DirectBindingSerialization();
@@ -43,7 +44,7 @@ public final class KubeClients implements AutoCloseable {
 
     private KubeClients(Vertx vertx) {
         this.vertx = vertx;
-        this.httpClients = new Vertx5HttpClientFactory(vertx);
+        this.httpClients = new JdkWebSocketsHttpClientFactory(new Vertx5HttpClientFactory(vertx));
     }
 
     /** A factory owning a new Vert.x instance with daemon threads and the default event-loop count. */

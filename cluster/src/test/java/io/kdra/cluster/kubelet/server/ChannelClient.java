@@ -1,5 +1,7 @@
 package io.kdra.cluster.kubelet.server;
 
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -22,18 +24,22 @@ final class ChannelClient {
         this.socket = socket;
     }
 
-    static ChannelClient connect(WebSocketClient client, int port, String uri, String protocol) {
+    static ChannelClient connect(Vertx vertx, WebSocketClient client, int port, String uri, String protocol) {
         WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(uri)
                 .setSubProtocols(List.of(protocol));
-        // handlers are set on the event loop as the socket opens, so that no message comes before them
-        return client.connect(options).map(socket -> {
+        // Connected from an event loop, the handlers are set as the socket opens, before the next frame is read. From
+        // the test's thread they would be set by a later task, after a server that ends at once closed the socket
+        // (Vert.x 5 then refuses them: docs/kube.md, "Clients").
+        Promise<ChannelClient> opened = Promise.promise();
+        vertx.runOnContext(v -> client.connect(options).map(socket -> {
             ChannelClient channels = new ChannelClient(socket);
             socket.binaryMessageHandler(message -> channels.received
                     .computeIfAbsent((int) message.getUnsignedByte(0), channel -> Buffer.buffer())
                     .appendBuffer(message.getBuffer(1, message.length())));
-            socket.closeHandler(v -> channels.closed.complete(socket.closeStatusCode()));
+            socket.closeHandler(closed -> channels.closed.complete(socket.closeStatusCode()));
             return channels;
-        }).await();
+        }).onComplete(opened));
+        return opened.future().await();
     }
 
     String protocol() {

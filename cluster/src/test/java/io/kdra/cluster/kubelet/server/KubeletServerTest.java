@@ -125,7 +125,7 @@ class KubeletServerTest {
 
     @Test
     void execOverV5WithStdoutStderrAndSuccess() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?output=1&error=1&command=sh&command=-c&command=echo+out%3B+echo+err+%3E%262", V5);
         assertThat(exec.protocol()).isEqualTo(V5);
         assertThat(exec.awaitClose()).isEqualTo((short) 1000);
@@ -136,7 +136,7 @@ class KubeletServerTest {
 
     @Test
     void execOverV4ReportsTheExitCode() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?output=1&command=sh&command=-c&command=echo+bye%3B+exit+3", V4);
         assertThat(exec.protocol()).isEqualTo(V4);
         assertThat(exec.awaitClose()).isEqualTo((short) 1000);
@@ -147,7 +147,7 @@ class KubeletServerTest {
 
     @Test
     void stdinIsPipedAndClosedByTheV5CloseSignal() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?input=1&output=1&error=1&command=cat", V5);
         exec.send(0, "hello ");
         exec.send(0, "world");
@@ -159,14 +159,14 @@ class KubeletServerTest {
 
     @Test
     void withoutStdinTheCommandReadsEndOfFile() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port, "/exec/ns/pod/main?output=1&command=cat", V4);
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port, "/exec/ns/pod/main?output=1&command=cat", V4);
         assertThat(exec.awaitClose()).isEqualTo((short) 1000);
         assertThat(exec.status()).isEqualTo(SUCCESS);
     }
 
     @Test
     void aCommandThatCannotStartFailsOnTheErrorChannel() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?output=1&command=/no/such/command", V5);
         assertThat(exec.awaitClose()).isEqualTo((short) 1000);
         assertThat(exec.status()).contains("\"status\":\"Failure\"", "\"reason\":\"InternalError\"",
@@ -192,7 +192,7 @@ class KubeletServerTest {
 
     @Test
     void garbageFramesAreIgnoredAndTheServerKeepsWorking() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?input=1&output=1&command=cat", V5);
         exec.sendText("not a channel message");
         exec.sendRaw(Buffer.buffer());
@@ -209,7 +209,7 @@ class KubeletServerTest {
 
     @Test
     void aClientThatGoesAwayEndsTheCommandAndTheFollowing() throws Exception {
-        ChannelClient exec = ChannelClient.connect(webSockets, port,
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port,
                 "/exec/ns/pod/main?input=1&output=1&command=sh&command=-c&command=echo+started%3B+exec+sleep+600", V5);
         await().atMost(Duration.ofSeconds(30)).until(() -> exec.stdout().equals("started\n"));
         Process command = streams.last();
@@ -234,7 +234,7 @@ class KubeletServerTest {
     }
 
     private void assertRejected(String uri, String protocol, int code, String message) {
-        assertThatThrownBy(() -> ChannelClient.connect(webSockets, port, uri, protocol))
+        assertThatThrownBy(() -> ChannelClient.connect(vertx, webSockets, port, uri, protocol))
                 .isInstanceOfSatisfying(UpgradeRejectedException.class, rejected -> {
                     assertThat(rejected.getStatus()).isEqualTo(code);
                     assertThat(rejected.getBody().toString()).contains(message);

@@ -227,6 +227,14 @@ public final class DeviceTaintEvictionController
         };
     }
 
+    /**
+     * Whether the claim's allocation has reached the controller's state. Its informers lag behind the API, and a rule
+     * with effect None reports what the controller knew when the rule came, once (as upstream's).
+     */
+    synchronized boolean knowsAllocation(String namespace, String claim) {
+        return allocatedClaims.containsKey(new ClaimId(namespace, claim));
+    }
+
     @Override
     public void close() {
         super.close();

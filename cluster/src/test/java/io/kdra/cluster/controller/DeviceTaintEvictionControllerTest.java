@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,6 +99,10 @@ class DeviceTaintEvictionControllerTest {
                 .endDevices().endAllocation().addNewReservedFor().withResource("pods")
                 .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).endReservedFor()
                 .endStatus().build()).updateStatus();
+    }
+
+    private Optional<Pod> podSeenByController(String name) {
+        return Optional.ofNullable(controller.informers.informer(Pod.class).getStore().getByKey(ns + "/" + name));
     }
 
     private Pod pod(String name) {
@@ -230,6 +235,9 @@ class DeviceTaintEvictionControllerTest {
     void aRuleWithEffectNoneEvictsNobodyAndSaysWhatNoExecuteWouldDo() {
         slice(List.of());
         runningPod("p", "device-00", List.of());
+        // the rule's status is computed once, from what the controller knows when the rule comes
+        await().atMost(WAIT).until(() -> controller.knowsAllocation(ns, "c-p") && "Running".equals(
+                podSeenByController("p").map(pod -> pod.getStatus().getPhase()).orElse(null)));
 
         GenericKubernetesResource rule = createRule("None");
 

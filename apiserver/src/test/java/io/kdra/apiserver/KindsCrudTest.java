@@ -146,10 +146,14 @@ class KindsCrudTest {
         assertThat(Json.text(parse(fetched.body()), "metadata", "uid")).isEqualTo(uid);
         assertThat(Json.text(parse(fetched.body()), "kind")).isEqualTo(type.kind());
 
-        ObjectNode labelled = (ObjectNode) parse(fetched.body());
-        Json.ensureObject(labelled, "metadata", "labels").put("touched", "yes");
-        HttpResponse<String> updated = fixture.send("PUT", collection + "/" + name + "?fieldValidation=Strict",
-                "application/json", Json.string(labelled));
+        // a controller may write between the read and the update (the quota controller fills in a ResourceQuota's
+        // status): read again on a conflict, as client-go's RetryOnConflict does
+        HttpResponse<String> updated = await().atMost(Duration.ofSeconds(30)).until(() -> {
+            ObjectNode labelled = (ObjectNode) parse(fixture.send("GET", collection + "/" + name, null, null).body());
+            Json.ensureObject(labelled, "metadata", "labels").put("touched", "yes");
+            return fixture.send("PUT", collection + "/" + name + "?fieldValidation=Strict", "application/json",
+                    Json.string(labelled));
+        }, response -> response.statusCode() != 409);
         assertThat(updated.statusCode()).as(updated.body()).isEqualTo(200);
         assertThat(Json.text(parse(updated.body()), "metadata", "labels", "touched")).isEqualTo("yes");
         assertThat(Long.parseLong(Json.text(parse(updated.body()), "metadata", "resourceVersion")))

@@ -159,7 +159,8 @@ class KubeletServerTest {
 
     @Test
     void withoutStdinTheCommandReadsEndOfFile() throws Exception {
-        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port, "/exec/ns/pod/main?output=1&command=cat", V4);
+        ChannelClient exec = ChannelClient.connect(vertx, webSockets, port, "/exec/ns/pod/main?output=1&command=cat",
+                V4);
         assertThat(exec.awaitClose()).isEqualTo((short) 1000);
         assertThat(exec.status()).isEqualTo(SUCCESS);
     }

@@ -4,11 +4,15 @@ import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.kubernetes.model.jackson.Jackson2JdkTypesModule;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.TokenStreamFactory;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.util.JsonParserSequence;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.module.SimpleModule;
 import tools.jackson.databind.util.TokenBuffer;
 
@@ -27,6 +31,17 @@ final class DirectBindingSerialization extends KubernetesSerialization {
 
     // Set by configureMapper, which the superclass's constructor calls; a field initializer would overwrite it.
     private ObjectMapper mapper;
+
+    /**
+     * fabric8's own mapper, but property names are not canonicalized: managedFields name list items by their keys
+     * ({@code k:{"uid":"..."}}), so objects keep bringing names never seen before, and each parse that adds one to
+     * Jackson's shared symbol table copies the whole table first (a claim parsed in 52 µs instead of 4).
+     */
+    DirectBindingSerialization() {
+        super(JsonMapper.builder(JsonFactory.builderWithJackson2Defaults()
+                        .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES).build())
+                .configureForJackson2().addModule(new Jackson2JdkTypesModule()).build(), true);
+    }
 
     @Override
     protected ObjectMapper configureMapper(ObjectMapper given) {

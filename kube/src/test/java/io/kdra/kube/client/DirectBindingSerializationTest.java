@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.UUID;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -89,5 +90,24 @@ class DirectBindingSerializationTest {
         Pod pod = new PodBuilder().withNewMetadata().withName("p").endMetadata().build();
         assertThat(direct.unmarshal(direct.asJson(pod), Pod.class)).isEqualTo(pod);
         assertThat(direct.<Pod>unmarshal(direct.asJson(pod))).isEqualTo(pod);
+    }
+
+    /** Property names are not canonicalized here; escaped names each seen once must still bind as fabric8 binds them. */
+    @Test
+    void namesNeverSeenBeforeBindAsFabric8BindsThem() {
+        for (int i = 0; i < 50; i++) {
+            String uid = UUID.randomUUID().toString();
+            String json = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
+                    + "\"c-" + i + "\",\"managedFields\":[{\"manager\":\"kube-scheduler\",\"operation\":\"Update\","
+                    + "\"fieldsV1\":{\"f:status\":{\"f:reservedFor\":{\"k:{\\\"uid\\\":\\\"" + uid + "\\\"}\":{}}}}}],"
+                    + "\"labels\":{\"label-" + uid + "\":\"x\"}}}";
+            ResourceClaim expected = fabric8.unmarshal(json, ResourceClaim.class);
+            ResourceClaim actual = (ResourceClaim) direct.unmarshal("{\"type\":\"ADDED\",\"object\":" + json + "}",
+                    WatchEvent.class).getObject();
+            assertThat(actual).isEqualTo(expected);
+            assertThat(actual.getMetadata().getLabels()).containsOnlyKeys("label-" + uid);
+            assertThat(actual.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties()
+                    .get("f:status").toString()).contains(uid);
+        }
     }
 }

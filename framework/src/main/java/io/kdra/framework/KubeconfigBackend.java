@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.kdra.framework.proxy.ProxyDeployment;
 import io.kdra.kube.KubernetesVersion;
 import io.kdra.kube.client.JdkWebSocketsHttpClientFactory;
+import io.kdra.kube.client.KubeClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -46,7 +47,8 @@ public final class KubeconfigBackend implements ClusterBackend {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read kubeconfig " + kubeconfig, e);
         }
-        return new KubeconfigBackend(new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(content))
+        return new KubeconfigBackend(new KubernetesClientBuilder()
+                .withConfig(KubeClients.httpWatches(Config.fromKubeconfig(content)))
                 .withHttpClientFactory(new JdkWebSocketsHttpClientFactory(new Vertx5HttpClientFactory())).build(),
                 kubeletRootDirectory);
     }

@@ -85,12 +85,21 @@ public final class KubeClients implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("these clients are closed");
             }
-            KubernetesClient client =
-                    new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(httpClients)
-                            .withKubernetesSerialization(serialization).build();
+            KubernetesClient client = new KubernetesClientBuilder().withConfig(httpWatches(config))
+                    .withHttpClientFactory(httpClients)
+                    .withKubernetesSerialization(serialization).build();
             clients.add(client);
             return client;
         }
+    }
+
+    /**
+     * The configuration with watches as HTTP streams, as client-go makes them. fabric8 would open a WebSocket per
+     * watch, and WebSockets here go over the JDK's client: a JDK client, a selector thread and a thread pool for
+     * every client that watches (a kubelet per node), where HTTP streams share the Vert.x event loops.
+     */
+    public static Config httpWatches(Config config) {
+        return new ConfigBuilder(config).withOnlyHttpWatches(true).build();
     }
 
     /** The shared Vert.x instance, for servers that should run on the same event loops as the clients. */

@@ -2,7 +2,11 @@ package io.kdra.kube.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -11,6 +15,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -18,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Requests and exec WebSockets of {@link KubeClients}' clients against a stand-in API server whose exec ends as soon
+ * Requests, watches and exec WebSockets of {@link KubeClients}' clients against a stand-in API server whose exec ends as soon
  * as it is upgraded, as kdra's kubelets end {@code env}.
  */
 class KubeClientsStreamsTest {
@@ -31,6 +36,7 @@ class KubeClientsStreamsTest {
     private static KubeClients clients;
     private static KubernetesClient client;
     private static final List<String> authorizations = new CopyOnWriteArrayList<>();
+    private static final List<String> watchUpgrades = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() {
@@ -51,7 +57,16 @@ class KubeClientsStreamsTest {
 
     private static void serve(HttpServerRequest request) {
         authorizations.add(String.valueOf(request.getHeader("Authorization")));
-        if (request.path().endsWith("/exec")) {
+        if ("true".equals(request.getParam("watch"))) {
+            watchUpgrades.add(String.valueOf(request.getHeader("Upgrade")));
+            if (request.headers().contains("Upgrade")) {
+                request.response().setStatusCode(400).end();
+                return;
+            }
+            request.response().setChunked(true).putHeader("Content-Type", "application/json")
+                    .write("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+                            + "{\"name\":\"watched\",\"namespace\":\"default\",\"resourceVersion\":\"2\"}}}\n");
+        } else if (request.path().endsWith("/exec")) {
             request.toWebSocket().onSuccess(socket -> {
                 socket.writeBinaryMessage(Buffer.buffer().appendByte((byte) 1).appendString("HOSTNAME=p\n"));
                 socket.writeBinaryMessage(Buffer.buffer().appendByte((byte) 3).appendString(SUCCESS));
@@ -79,6 +94,25 @@ class KubeClientsStreamsTest {
             }
         }
         assertThat(authorizations).isNotEmpty().allMatch(("Bearer " + TOKEN)::equals);
+    }
+
+    /** As client-go's: a streamed GET on the shared Vert.x, not a WebSocket and its JDK client and threads. */
+    @Test
+    void watchesAreHttpStreams() throws Exception {
+        CompletableFuture<Pod> added = new CompletableFuture<>();
+        try (Watch watch = client.pods().watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, Pod pod) {
+                added.complete(pod);
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+            }
+        })) {
+            assertThat(added.get(30, TimeUnit.SECONDS).getMetadata().getName()).isEqualTo("watched");
+        }
+        assertThat(watchUpgrades).containsExactly("null");
     }
 
     @Test

@@ -92,7 +92,7 @@ class DirectBindingSerializationTest {
         assertThat(direct.<Pod>unmarshal(direct.asJson(pod))).isEqualTo(pod);
     }
 
-    /** Property names are not canonicalized here; escaped names each seen once must still bind as fabric8 binds them. */
+    /** Names are not canonicalized here: escaped names, each seen once, must still bind as fabric8 binds them. */
     @Test
     void namesNeverSeenBeforeBindAsFabric8BindsThem() {
         for (int i = 0; i < 50; i++) {

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Requests, watches and exec WebSockets of {@link KubeClients}' clients against a stand-in API server whose exec ends as soon
- * as it is upgraded, as kdra's kubelets end {@code env}.
+ * Requests, watches and exec WebSockets of {@link KubeClients}' clients against a stand-in API server whose exec
+ * ends as soon as it is upgraded, as kdra's kubelets end {@code env}.
  */
 class KubeClientsStreamsTest {
 

@@ -29,8 +29,21 @@ record Kubectl(Path kubeconfig, Path workDirectory) {
         return result.out();
     }
 
-    /** Runs kubectl and returns its exit code, stdout and stderr. */
+    /**
+     * Runs kubectl and returns its exit code, stdout and stderr. A run that dropped frames of an exec's WebSocket is
+     * repeated, up to five times: kubectl before kubernetes/kubernetes#131203 (2025) reads the connection before it
+     * has created its streams, and discards ("Unknown stream id") what a command that ends at once sends in between.
+     */
     Result tryRun(String... args) throws IOException, InterruptedException {
+        Result result;
+        int attempt = 1;
+        do {
+            result = runOnce(args);
+        } while (result.err().contains("Unknown stream id") && attempt++ < 5);
+        return result;
+    }
+
+    private Result runOnce(String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("kubectl"));
         command.addAll(List.of(args));
         Path out = Files.createTempFile(workDirectory, "kubectl", ".out");

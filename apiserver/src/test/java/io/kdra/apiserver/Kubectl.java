@@ -114,7 +114,7 @@ final class Kubectl {
      * the connection before it has created its streams, and discards ("Unknown stream id") what arrives in between;
      * a kubelet that answers at once, as the tests' does, wins that race on a busy machine.
      */
-    static boolean lostFramesOfItsOwnRace(String output) {
+    private static boolean lostFramesOfItsOwnRace(String output) {
         return output.contains("Unknown stream id");
     }
 

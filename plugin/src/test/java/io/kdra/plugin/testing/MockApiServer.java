@@ -8,6 +8,9 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +19,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import tools.jackson.databind.JsonNode;
@@ -30,6 +35,13 @@ import tools.jackson.databind.node.ObjectNode;
  * watch events as a trigger to list again.
  */
 public final class MockApiServer implements AutoCloseable {
+
+    /** Shared by all servers, whose watches may still close after their server: its idle threads end by themselves. */
+    private static final ExecutorService WATCH_CLOSERS = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "mock-watch-close");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final KubernetesMockServer server;
     private final KubernetesClient client;
@@ -116,7 +128,43 @@ public final class MockApiServer implements AutoCloseable {
 
         @Override
         public MockResponse handleWatch(String path) {
-            return super.handleWatch(Request.parse(path).pathForMock());
+            MockResponse response = super.handleWatch(Request.parse(path).pathForMock());
+            return response.withWebSocketUpgrade(new ClosedOffTheEventLoop(response.getWebSocketListener()));
+        }
+    }
+
+    /**
+     * A watch's listener whose close and failure callbacks run on a thread of their own. The mock's listener waits
+     * there (up to a minute) for its sender to end, and its sender may be waiting (up to 30 s) for a write that only
+     * the event loop can finish: on the event loop, a watch that closed while an event was on its way blocked every
+     * request to the mock until the send gave up.
+     */
+    private static final class ClosedOffTheEventLoop extends WebSocketListener {
+
+        private final WebSocketListener watch;
+
+        ClosedOffTheEventLoop(WebSocketListener watch) {
+            this.watch = watch;
+        }
+
+        @Override
+        public void onOpen(WebSocket webSocket, Response response) {
+            watch.onOpen(webSocket, response);
+        }
+
+        @Override
+        public void onClosing(WebSocket webSocket, int code, String reason) {
+            watch.onClosing(webSocket, code, reason);
+        }
+
+        @Override
+        public void onClosed(WebSocket webSocket, int code, String reason) {
+            WATCH_CLOSERS.execute(() -> watch.onClosed(webSocket, code, reason));
+        }
+
+        @Override
+        public void onFailure(WebSocket webSocket, Throwable failure, Response response) {
+            WATCH_CLOSERS.execute(() -> watch.onFailure(webSocket, failure, response));
         }
     }
 
